@@ -1,0 +1,201 @@
+"""Self-play tabular Q-learning in the iterated prisoner's dilemma.
+
+Bertrand, Duque, Calvano & Gidel, "Self-play Q-learners can provably collude in the iterated
+prisoner's dilemma", ICML 2025 (arXiv 2312.08484).
+
+Game. Actions ``D = 0`` and ``C = 1``. With the incentive to cooperate ``1 < g < 2``, the row
+player's reward is
+
+    r(a, b) = 2 (1 - a) + g (a + b),       so  P = r(D,D) = 2,  T = r(D,C) = 2 + g,
+                                               S = r(C,D) = g,  R = r(C,C) = 2 g,
+
+and ``T > R > P > S``. A player's state is the previous pair of actions (its own first, then
+the other's): ``DD, DC, CD, CC`` are states ``0, 1, 2, 3`` (``s = 2 a_self + a_other``).
+
+Learning. Both players act on one shared table ``Q`` of shape ``(4, 2)``, greedily (ties go to
+D), each flipping its action with probability ``epsilon``. The table learns from player 1's
+experience only (the paper's self-play scheme):
+
+    Q(s, a1) <- Q(s, a1) + alpha [ r(a1, a2) + gamma max_a Q(s', a) - Q(s, a1) ],
+    s = (a1_prev, a2_prev),  s' = (a1, a2).
+
+The paper starts from ``Q0``, the value of always-defect against a uniformly random opponent
+(its Eq. for the always-defect initialisation). Theorem 3.2 (epsilon = 0) shows three phases:
+always-defect ``DDDD`` -> lose-shift ``CDDD`` -> Pavlov ``CDDC`` (win-stay, lose-shift), which
+is a fixed point iff ``gamma (R - P) > T - R``; Theorem 3.3 extends this to small epsilon with
+high probability.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from icml25.common.validate import check_int, check_real
+
+STATES = ("DD", "DC", "CD", "CC")
+ACTIONS = ("D", "C")
+PAVLOV = "CDDC"
+ALWAYS_DEFECT = "DDDD"
+LOSE_SHIFT = "CDDD"
+
+
+def payoffs(g: float = 1.8) -> np.ndarray:
+    """The row player's payoff matrix ``r[a_self, a_other]``, actions indexed D = 0, C = 1.
+
+    Returns
+    -------
+    r : ndarray, shape (2, 2): ``[[P, T], [S, R]] = [[2, 2 + g], [g, 2 g]]``.
+    """
+    g = check_real("g", g, low=1.0, high=2.0, low_open=True, high_open=True)
+    return np.array([[2.0, 2.0 + g], [g, 2.0 * g]])
+
+
+def pavlov_is_fixed_point(g: float = 1.8, gamma: float = 0.6) -> bool:
+    """Whether Pavlov is a fixed point of the learning dynamics: ``gamma (R - P) > T - R``."""
+    gamma = check_real("gamma", gamma, low=0.0, high=1.0, high_open=True)
+    r = payoffs(g)
+    P, T, R = r[0, 0], r[0, 1], r[1, 1]
+    return bool(gamma * (R - P) > T - R)
+
+
+def initial_q(g: float = 1.8, gamma: float = 0.6) -> np.ndarray:
+    """The always-defect initialisation ``Q0``: shape (4, 2), the same row for every state.
+
+    ``Q0(s, D) = (P + T) / (2 (1 - gamma))`` and
+    ``Q0(s, C) = (S + R) / 2 + gamma (P + T) / (2 (1 - gamma))``: play the action once against
+    an opponent who plays uniformly at random, then defect for ever.
+    """
+    gamma = check_real("gamma", gamma, low=0.0, high=1.0, high_open=True)
+    r = payoffs(g)
+    defect_forever = (r[0, 0] + r[0, 1]) / (2.0 * (1.0 - gamma))
+    row = [defect_forever, (r[1, 0] + r[1, 1]) / 2.0 + gamma * defect_forever]
+    return np.tile(row, (4, 1))
+
+
+def self_play(
+    alpha: float,
+    epsilon: float,
+    steps: int,
+    runs: int,
+    *,
+    g: float = 1.8,
+    gamma: float = 0.6,
+    q0: np.ndarray | None = None,
+    seed: int | np.random.Generator = 0,
+    record_every: int | None = None,
+):
+    """Run ``runs`` independent self-play Q-learners for ``steps`` steps, all at once.
+
+    Parameters
+    ----------
+    alpha : step size, in (0, 1].
+    epsilon : probability that each player flips its greedy action, in [0, 1].
+    steps : number of plays of the stage game, >= 1.
+    runs : number of independent learners simulated side by side, >= 1.
+    g, gamma : incentive to cooperate (1 < g < 2) and discount factor (0 <= gamma < 1).
+    q0 : initial table, shape (4, 2); default ``initial_q(g, gamma)``.
+    seed : int or ``numpy.random.Generator`` for the exploration flips.
+    record_every : if given, also return the tables every ``record_every`` steps.
+
+    Returns
+    -------
+    q : ndarray, shape (runs, 4, 2), the final tables.
+    trajectory : only when ``record_every`` is given, a dict with ``"step"`` of shape (K,) and
+        ``"q"`` of shape (K, runs, 4, 2), the tables after steps 0, record_every,
+        2 record_every, ...; and ``"policy_path"``, for each run the list of the distinct greedy
+        policies it went through, in order, tracked at every step whatever ``record_every``.
+
+    Every run starts from state DD (both defected), as in the paper's code. Player 2 reads the
+    shared table from its own point of view (its own previous action first).
+    """
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, low_open=True)
+    epsilon = check_real("epsilon", epsilon, low=0.0, high=1.0)
+    steps = check_int("steps", steps, minimum=1)
+    runs = check_int("runs", runs, minimum=1)
+    gamma = check_real("gamma", gamma, low=0.0, high=1.0, high_open=True)
+    r = payoffs(g).ravel()  # (4,), index 2 a1 + a2
+    if q0 is None:
+        q0 = initial_q(g, gamma)
+    q0 = np.asarray(q0, dtype=float)
+    if q0.shape != (4, 2) or not np.all(np.isfinite(q0)):
+        raise ValueError(f"q0 must be a finite array of shape (4, 2), got shape {q0.shape}")
+    if record_every is not None:
+        record_every = check_int("record_every", record_every, minimum=1)
+    rng = np.random.default_rng(seed)
+
+    q = np.tile(q0.ravel(), runs)  # (runs * 8,), flat index 8 run + 2 s + a
+    base = 8 * np.arange(runs)  # (runs,)
+    a1 = np.zeros(runs, dtype=np.int64)  # previous actions, start at DD
+    a2 = np.zeros(runs, dtype=np.int64)
+    tracking = record_every is not None
+    recorded = [q.copy()] if tracking else []
+    code = np.full(runs, _policy_code(q0))  # bit s set iff the greedy action in state s is C
+    changes = []  # (runs that changed policy, their new codes), in order of time
+    block = max(1, min(steps, 2**20 // runs))
+    for start in range(0, steps, block):
+        n = min(block, steps - start)
+        flips = rng.random((n, 2, runs)) < epsilon if epsilon > 0 else np.zeros((n, 2, runs), bool)
+        for t in range(n):
+            state = 2 * a1 + a2  # player 1's state (own action first)
+            s1 = base + 2 * state  # flat offset of its row
+            s2 = base + 4 * a2 + 2 * a1  # player 2's own view of the same history
+            b1 = ((q[s1 + 1] > q[s1]) ^ flips[t, 0]).astype(np.int64)  # greedy, ties to D
+            b2 = ((q[s2 + 1] > q[s2]) ^ flips[t, 1]).astype(np.int64)
+            nxt = base + 4 * b1 + 2 * b2
+            target = r[2 * b1 + b2] + gamma * np.maximum(q[nxt], q[nxt + 1])
+            idx = s1 + b1
+            q[idx] += alpha * (target - q[idx])
+            a1, a2 = b1, b2
+            if tracking:
+                cooperate = (q[s1 + 1] > q[s1]).astype(np.int64)  # only row s1 changed
+                new = (code & ~(1 << state)) | (cooperate << state)
+                moved = np.flatnonzero(new != code)
+                if moved.size:
+                    changes.append((moved, new[moved]))
+                code = new
+                if (start + t + 1) % record_every == 0:
+                    recorded.append(q.copy())
+    q = q.reshape(runs, 4, 2)
+    if not tracking:
+        return q
+    trajectory = {
+        "step": np.arange(len(recorded)) * record_every,
+        "q": np.stack(recorded).reshape(len(recorded), runs, 4, 2),
+        "policy_path": _paths(_policy_code(q0), changes, runs),
+    }
+    return q, trajectory
+
+
+def _policy_code(q0: np.ndarray) -> int:
+    """The greedy policy of one table as 4 bits, bit s set iff C is strictly better in state s."""
+    return int(sum(1 << s for s in range(4) if q0[s, 1] > q0[s, 0]))
+
+
+def _paths(start: int, changes: list, runs: int) -> list[list[str]]:
+    """Per run, its policies in order: the start, then each change recorded during play."""
+    words = ["".join("C" if code >> s & 1 else "D" for s in range(4)) for code in range(16)]
+    if changes:
+        who = np.concatenate([m for m, _ in changes])
+        what = np.concatenate([c for _, c in changes])
+        order = np.argsort(who, kind="stable")  # group by run, keeping time order
+        per_run = np.split(what[order], np.cumsum(np.bincount(who, minlength=runs))[:-1])
+    else:
+        per_run = [np.empty(0, np.int64)] * runs
+    return [[words[start]] + [words[c] for c in codes] for codes in per_run]
+
+
+def policy(q: np.ndarray):
+    """The greedy policy of Q tables as 4-letter strings over states DD, DC, CD, CC.
+
+    ``q`` of shape (4, 2) gives a str; shape (..., 4, 2) gives an array of str of shape (...).
+    Ties go to D, as in play. Pavlov is ``'CDDC'``, always-defect ``'DDDD'``, lose-shift ``'CDDD'``.
+    """
+    q = np.asarray(q, dtype=float)
+    if q.ndim < 2 or q.shape[-2:] != (4, 2):
+        raise ValueError(f"q must have shape (..., 4, 2), got {q.shape}")
+    cooperate = q[..., 1] > q[..., 0]  # (..., 4)
+    letters = np.where(cooperate, "C", "D")
+    words = np.char.add(
+        np.char.add(letters[..., 0], letters[..., 1]), np.char.add(letters[..., 2], letters[..., 3])
+    )
+    return str(words) if q.ndim == 2 else words

@@ -1,0 +1,1 @@
+"""The paper-agnostic machinery: catalog, claims, reproduction protocol, runner, report, CLI."""

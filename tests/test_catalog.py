@@ -1,0 +1,54 @@
+import re
+from pathlib import Path
+
+import pytest
+
+from icml25.lab import catalog
+
+ROOT = Path(__file__).resolve().parents[1]
+SLUGS = (
+    "relu_threshold zigzag_layers gpt_causal apt_tabular rad_ai w2s_intrinsic ipd_pavlov omnibal "
+    "stop_st steer_learners ucgs_avr maxmin_eig diffadvmap predator_rl disco creator_groups fhbi "
+    "timebridge selective_iv defog lrnn_dynamics wow_flows creativity political_neutrality "
+    "certified_robustness effort_aigi supercollapse autoadvexbench icl_denoising mlc_rcn skvqa "
+    "hiref social_choice collabllm mdm_order embodiedbench rf_ensembles future_of_work"
+).split()
+POSITION = {"rad_ai", "certified_robustness", "future_of_work"}
+
+
+def test_one_card_per_seed_paper_in_seed_order():
+    assert [c.slug for c in catalog.cards()] == SLUGS
+
+
+def test_cards_are_complete():
+    for c in catalog.cards():
+        assert c.title and c.area and c.seed_file in {"000", "003"}
+        sentences = len(re.findall(r"[.!?](\s|$)", c.summary))
+        assert 2 <= sentences <= 4, (c.slug, sentences)
+        assert c.code == "" or re.fullmatch(r"[\w.-]+/[\w.-]+", c.code), c.code
+
+
+def test_status_is_derived_from_the_code():
+    for c in catalog.cards():
+        has_reproduction = (ROOT / "src" / "icml25" / c.slug / "reproduce.py").is_file()
+        if c.slug in POSITION:
+            assert c.status == catalog.POSITION_PAPER
+        else:
+            assert c.status == (catalog.IMPLEMENTED if has_reproduction else catalog.PLANNED)
+    assert "ipd_pavlov" in catalog.implemented()
+
+
+def test_unknown_slug_names_the_paper():
+    with pytest.raises(ValueError, match="nope"):
+        catalog.card("nope")
+
+
+def test_readme_table_agrees_with_the_catalog():
+    readme = (ROOT / "README.md").read_text()
+    rows = dict(re.findall(r"^\| `(\w+)` \|[^|]*\|[^|]*\| ([a-z ]+?) \|", readme, re.M))
+    assert rows == {c.slug: c.status for c in catalog.cards()}
+
+
+def test_every_implemented_paper_has_a_readme():
+    for slug in catalog.implemented():
+        assert catalog.card(slug).readme(), slug

@@ -1,0 +1,151 @@
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import icml25.ipd_pavlov.reproduce as ipd
+from icml25.lab import runner
+from icml25.lab.reproduction import cell_seed, config_fingerprint
+
+SLUG = "ipd_pavlov"
+
+
+def cell_files(out: Path, scale: str = "smoke") -> list[Path]:
+    return sorted((out / SLUG / scale / "cells").glob("*.pkl"))
+
+
+def test_cell_seed_depends_on_master_seed_paper_and_cell_only():
+    cell = {"alpha": 0.1, "epsilon": 0.0}
+    assert cell_seed(0, SLUG, cell) == cell_seed(0, SLUG, dict(reversed(cell.items())))
+    assert cell_seed(0, SLUG, cell) != cell_seed(1, SLUG, cell)
+    assert cell_seed(0, SLUG, cell) != cell_seed(0, "hiref", cell)
+    assert cell_seed(0, SLUG, cell) != cell_seed(0, SLUG, {**cell, "epsilon": 0.01})
+    assert 0 <= cell_seed(123, SLUG, cell) < 2**63
+
+
+def test_config_fingerprint_tells_configs_apart():
+    smoke, default = ipd.SCALES["smoke"], ipd.SCALES["default"]
+    assert config_fingerprint(smoke) == config_fingerprint(ipd.Config(**smoke.__dict__))
+    assert config_fingerprint(smoke) != config_fingerprint(default)
+
+
+def test_rerun_reuses_finished_cells_and_force_recomputes(tmp_path):
+    first = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    stamps = {p: p.stat().st_mtime_ns for p in cell_files(tmp_path)}
+    again = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    assert again["cells"]["cached"] == again["cells"]["total"] == first["cells"]["total"]
+    assert again["measurements"] == first["measurements"]
+    assert {p: p.stat().st_mtime_ns for p in cell_files(tmp_path)} == stamps
+    forced = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1, force=True)[SLUG]
+    assert forced["cells"]["cached"] == 0
+    assert forced["measurements"] == first["measurements"]
+
+
+def test_another_seed_does_not_reuse_cells(tmp_path):
+    runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1, seed=0)
+    other = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1, seed=1)[SLUG]
+    assert other["cells"]["cached"] == 0
+
+
+def test_a_failing_cell_is_recorded_and_the_others_go_on(tmp_path, monkeypatch):
+    real = ipd.run_cell
+
+    def flaky(config, cell, seed):
+        if cell["setting"] == ipd.Q0_HALVED and cell["epsilon"] == 0:
+            raise RuntimeError("boom in this cell")
+        return real(config, cell, seed)
+
+    monkeypatch.setattr(ipd, "run_cell", flaky)
+    summary = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    assert summary["cells"]["failed"] == 1
+    assert summary["cells"]["ok"] == summary["cells"]["total"] - 1
+    assert "boom in this cell" in summary["failures"][0]["traceback"]
+    assert len(cell_files(tmp_path)) == summary["cells"]["total"]  # the failure is on disk too
+
+    monkeypatch.setattr(ipd, "run_cell", real)
+    healed = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    assert healed["cells"] == {
+        "total": summary["cells"]["total"],
+        "ok": summary["cells"]["total"],
+        "failed": 0,
+        "cached": summary["cells"]["total"] - 1,
+    }
+
+
+def test_an_interrupted_run_keeps_its_finished_cells(tmp_path, monkeypatch):
+    real, calls = ipd.run_cell, []
+
+    def dies_on_third(config, cell, seed):
+        calls.append(cell)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # not an Exception: it stops the whole run, like Ctrl-C
+        return real(config, cell, seed)
+
+    monkeypatch.setattr(ipd, "run_cell", dies_on_third)
+    with pytest.raises(KeyboardInterrupt):
+        runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)
+    assert len(cell_files(tmp_path)) == 2
+    monkeypatch.setattr(ipd, "run_cell", real)
+    resumed = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    assert resumed["cells"]["cached"] == 2
+    clean = runner.run([SLUG], scale="smoke", out=tmp_path / "clean", jobs=1)[SLUG]
+    assert resumed["measurements"] == clean["measurements"]
+
+
+def test_a_killed_process_loses_no_finished_cell(tmp_path):
+    command = [
+        sys.executable,
+        "-m",
+        "icml25.lab.cli",
+        "run",
+        SLUG,
+        "--scale",
+        "default",
+        "--jobs",
+        "1",
+        "--out",
+        str(tmp_path),
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(cell_files(tmp_path, "default")) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    kept = len(cell_files(tmp_path, "default"))
+    assert kept >= 3
+    assert not list((tmp_path / SLUG / "default" / "cells").glob(".*.tmp"))
+    resumed = runner.run([SLUG], scale="default", out=tmp_path, jobs=1)[SLUG]
+    assert resumed["cells"]["cached"] == kept
+    assert resumed["cells"]["ok"] == resumed["cells"]["total"]
+
+
+def test_dask_backend_gives_the_loky_numbers(tmp_path):
+    pytest.importorskip("dask.distributed")
+    loky = runner.run([SLUG], scale="smoke", out=tmp_path / "loky", jobs=2)[SLUG]
+    dask = runner.run([SLUG], scale="smoke", out=tmp_path / "dask", jobs=2, backend="dask")[SLUG]
+    assert dask["measurements"] == loky["measurements"]
+    assert dask["claims"] == loky["claims"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, word",
+    [
+        ({"slugs": ["nope"]}, "nope"),
+        ({"slugs": ["rad_ai"]}, "no reproduction"),
+        ({"slugs": "ipd_pavlov"}, "slugs"),
+        ({"scale": "huge"}, "scale"),
+        ({"seed": -1}, "seed"),
+        ({"seed": 1.5}, "seed"),
+        ({"jobs": 0}, "jobs"),
+        ({"backend": "spark"}, "backend"),
+    ],
+)
+def test_bad_arguments_name_themselves(tmp_path, kwargs, word):
+    kwargs = {"slugs": [SLUG], **kwargs}
+    with pytest.raises(ValueError, match=word):
+        runner.run(kwargs.pop("slugs"), out=tmp_path, **kwargs)
