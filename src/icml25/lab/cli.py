@@ -48,6 +48,15 @@ def _verdict_line(summary: dict | None) -> str:
     return f"{counts.count('reproduced')}/{len(counts)} reproduced ({summary['scale']})"
 
 
+def _echo_verdicts(summary: dict) -> None:
+    for v in summary["claims"]:
+        measured = "-" if v["measured"] is None else f"{v['measured']:.4g}"
+        click.echo(
+            f"  ({v['id']}) {v['metric']} = {measured} {v['comparison']} "
+            f"{v['threshold']:g}: {v['verdict']}"
+        )
+
+
 runs_option = click.option(
     "--runs", default=None, metavar="DIR", help=f"Runs folder to read (default: ./{DEFAULT_RUNS})."
 )
@@ -126,12 +135,7 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
             f"\nlast run at scale {scale} (seed {summary['seed']}, "
             f"{summary['cell_seconds']:.1f} s of cells):"
         )
-        for v in summary["claims"]:
-            measured = "-" if v["measured"] is None else f"{v['measured']:.4g}"
-            click.echo(
-                f"  ({v['id']}) {v['metric']} = {measured} "
-                f"{v['comparison']} {v['threshold']:g}: {v['verdict']}"
-            )
+        _echo_verdicts(summary)
 
 
 @cli.command()
@@ -188,12 +192,7 @@ def run(slugs, run_all, scale, seed, jobs, backend, address, out, force) -> None
             f"({cells['cached']} cached, {cells['failed']} failed), "
             f"{summary['wall_seconds']:.1f} s"
         )
-        for v in summary["claims"]:
-            measured = "-" if v["measured"] is None else f"{v['measured']:.4g}"
-            click.echo(
-                f"  ({v['id']}) {v['metric']} = {measured} {v['comparison']} "
-                f"{v['threshold']:g}: {v['verdict']}"
-            )
+        _echo_verdicts(summary)
         click.echo(f"  -> {store.scale_dir(Path(out), slug, scale) / 'summary.json'}")
 
 
