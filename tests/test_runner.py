@@ -149,3 +149,19 @@ def test_bad_arguments_name_themselves(tmp_path, kwargs, word):
     kwargs = {"slugs": [SLUG], **kwargs}
     with pytest.raises(ValueError, match=word):
         runner.run(kwargs.pop("slugs"), out=tmp_path, **kwargs)
+
+
+def test_dask_backend_at_an_address(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        remote = runner.run(
+            [SLUG],
+            scale="smoke",
+            out=tmp_path / "remote",
+            backend="dask",
+            address=cluster.scheduler_address,
+        )[SLUG]
+    local = runner.run([SLUG], scale="smoke", out=tmp_path / "local", jobs=1)[SLUG]
+    assert remote["measurements"] == local["measurements"]
