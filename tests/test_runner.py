@@ -9,7 +9,7 @@ import pytest
 
 import icml25.ipd_pavlov.reproduce as ipd
 from icml25.lab import runner
-from icml25.lab.reproduction import cell_seed, config_fingerprint
+from icml25.lab.reproduction import cell_seed, code_fingerprint, config_fingerprint
 
 SLUG = "ipd_pavlov"
 
@@ -49,6 +49,18 @@ def test_another_seed_does_not_reuse_cells(tmp_path):
     runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1, seed=0)
     other = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1, seed=1)[SLUG]
     assert other["cells"]["cached"] == 0
+
+
+def test_edited_code_does_not_reuse_cells(tmp_path, monkeypatch):
+    runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)
+    monkeypatch.setattr(runner, "code_fingerprint", lambda slug: "edited")
+    again = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    assert again["cells"]["cached"] == 0
+
+
+def test_code_fingerprint_is_stable_and_per_paper():
+    assert code_fingerprint(SLUG) == code_fingerprint(SLUG)
+    assert code_fingerprint(SLUG) != code_fingerprint("maxmin_eig")
 
 
 def test_a_failing_cell_is_recorded_and_the_others_go_on(tmp_path, monkeypatch):

@@ -27,6 +27,8 @@ import importlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -108,6 +110,18 @@ def config_fingerprint(config: Any) -> str:
     """A short hash of a config's values: cached cells of another config are never reused."""
     text = json.dumps(dataclasses.asdict(config), sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def code_fingerprint(slug: str) -> str:
+    """A short hash of the paper's source and of ``icml25.common``: editing the method or the
+    reproduction makes the runner recompute cells rather than reuse stale ones."""
+    root = Path(str(resources.files("icml25")))
+    digest = hashlib.sha256()
+    for folder in (slug, "common"):
+        for path in sorted((root / folder).rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def cell_seed(master_seed: int, slug: str, cell: Mapping[str, Any]) -> int:

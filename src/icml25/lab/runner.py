@@ -39,6 +39,7 @@ from icml25.lab.reproduction import (
     SCALE_NAMES,
     Reproduction,
     cell_seed,
+    code_fingerprint,
     config_fingerprint,
     load,
     module_path,
@@ -87,7 +88,7 @@ def run(
     for slug in dict.fromkeys(slugs):
         repro = load(slug)
         config = repro.config(scale)
-        fingerprint = config_fingerprint(config)
+        fingerprint = config_fingerprint(config) + code_fingerprint(slug)
         cells = list(repro.cells(config))
         seeds = [cell_seed(seed, slug, cell) for cell in cells]
         paths = [
@@ -230,6 +231,7 @@ def _finish(out: Path, scale: str, seed: int, paper: _Paper, started: float, sta
         "scale": scale,
         "seed": seed,
         "config": asdict(paper.config),
+        "code": code_fingerprint(repro.slug),
         "started": stamp,
         "wall_seconds": round(time.perf_counter() - started, 3),
         "cell_seconds": round(sum(paper.records[i]["seconds"] for i in order), 3),
