@@ -3,6 +3,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,19 @@ def test_a_failing_cell_is_recorded_and_the_others_go_on(tmp_path, monkeypatch):
         "failed": 0,
         "cached": summary["cells"]["total"] - 1,
     }
+
+
+def test_cell_warnings_are_recorded_in_the_summary(tmp_path, monkeypatch):
+    real = ipd.run_cell
+
+    def warns(config, cell, seed):
+        warnings.warn("solver was inaccurate", RuntimeWarning, stacklevel=1)
+        return real(config, cell, seed)
+
+    monkeypatch.setattr(ipd, "run_cell", warns)
+    summary = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    total = summary["cells"]["total"]
+    assert summary["warnings"] == {"RuntimeWarning: solver was inaccurate": total}
 
 
 def test_an_interrupted_run_keeps_its_finished_cells(tmp_path, monkeypatch):

@@ -24,6 +24,8 @@ import platform
 import sys
 import time
 import traceback
+import warnings
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -158,15 +160,21 @@ def _execute(
 ) -> tuple[str, int, dict]:
     """Run one cell on a worker; never raises, a failure becomes a record."""
     begin = time.perf_counter()
-    try:
-        module = importlib.import_module(module_path(slug))
-        if threads is not None and "torch" in sys.modules:
-            sys.modules["torch"].set_num_threads(threads)
-        output = module.run_cell(config, cell, seed)
-        record = {"status": "ok", "output": output}
-    except Exception:  # a failed cell must not stop the others
-        record = {"status": "failed", "traceback": traceback.format_exc()}
-    record.update(cell=cell, seed=seed, seconds=time.perf_counter() - begin)
+    with warnings.catch_warnings(record=True) as caught:  # kept in the record, not printed
+        warnings.simplefilter("default")
+        try:
+            module = importlib.import_module(module_path(slug))
+            if threads is not None and "torch" in sys.modules:
+                sys.modules["torch"].set_num_threads(threads)
+            record = {"status": "ok", "output": module.run_cell(config, cell, seed)}
+        except Exception:  # a failed cell must not stop the others
+            record = {"status": "failed", "traceback": traceback.format_exc()}
+    record.update(
+        cell=cell,
+        seed=seed,
+        seconds=time.perf_counter() - begin,
+        warnings=sorted({f"{w.category.__name__}: {w.message}" for w in caught}),
+    )
     return slug, index, record
 
 
@@ -245,6 +253,7 @@ def _finish(out: Path, scale: str, seed: int, paper: _Paper, started: float, sta
         "claims": [v.to_dict() for v in evaluate(repro.claims, measurements)],
         "figures": figures,
         "failures": failures,
+        "warnings": dict(Counter(w for i in order for w in paper.records[i].get("warnings", []))),
         "summary_error": error,
         "versions": _versions(),
     }
