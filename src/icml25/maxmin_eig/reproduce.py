@@ -234,7 +234,9 @@ def _graph_example(config: Config, instance_seed, rounding_seed) -> dict:
         "added_edges": [candidates[i] for i in chosen],
         "lambda2_before": value(M, As, []),
         "lambda2_rounding": value(M, As, chosen),
-        "lambda2_networkx": float(nx.algebraic_connectivity(augmented, method="tracemin_lu")),
+        "lambda2_networkx": float(
+            nx.algebraic_connectivity(augmented, method="tracemin_lu", seed=graph_seed)
+        ),
         "lambda2_greedy": value(M, As, greedy_chosen),
         "bound": bound,
         "positions": {int(node): tuple(map(float, p)) for node, p in layout.items()},
