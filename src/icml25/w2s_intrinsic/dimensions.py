@@ -1,0 +1,123 @@
+"""Intrinsic and correlation dimensions of real features (Dong et al., ICML 2025, Section 5).
+
+The paper's theory needs three numbers from a strong/weak model pair: the intrinsic dimensions
+``d_s``, ``d_w`` of their finetuning feature subspaces and the correlation dimension
+``d_sw = ||V_s^T V_w||_F^2``. On real features the official code
+(MarCO-COrle0NE/weak-to-strong, ``domainbed/scripts2/coloredmnist_var.py``) measures them as:
+
+- intrinsic dimension: the smallest ``d`` whose top ``d`` squared singular values of the
+  (uncentred) feature matrix hold a ``fraction`` (0.9) of the total;
+- subspace: the top-``d`` eigenvectors of the feature second-moment matrix ``F^T F / m``;
+- when the two models' feature widths differ, the wider features are first multiplied by a
+  Gaussian matrix ``(D_big, D_small) / sqrt(D_small)`` so both live in one space.
+
+:func:`feature_dimensions` chains these steps; the pieces are public.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from icml25.common.validate import check_int, check_real
+
+
+def _features(name: str, features) -> np.ndarray:
+    F = np.asarray(features, dtype=float)
+    if F.ndim != 2 or min(F.shape) < 1:
+        raise ValueError(f"{name} must be a 2-d array (samples, features), got shape {F.shape}")
+    if not np.all(np.isfinite(F)):
+        raise ValueError(f"{name} must be finite")
+    return F
+
+
+def intrinsic_dimension(features, fraction: float = 0.9) -> int:
+    """Smallest ``d`` with ``sum_{i<=d} s_i^2 >= fraction * sum_i s_i^2`` (official definition).
+
+    Parameters
+    ----------
+    features : (m, D) feature matrix, one row per sample (not centred, as in the paper's code).
+    fraction : share of the squared singular values to keep, in (0, 1].
+    """
+    F = _features("features", features)
+    fraction = check_real("fraction", fraction, low=0.0, high=1.0, low_open=True)
+    energy = np.cumsum(np.linalg.svd(F, compute_uv=False) ** 2)  # (min(m, D),)
+    if energy[-1] == 0:
+        raise ValueError("features must not be all zero")
+    # a relative tolerance so that an exact split (e.g. 9 equal values of 10 at 0.9) counts
+    return int(np.searchsorted(energy, fraction * energy[-1] * (1 - 1e-12)) + 1)
+
+
+def principal_subspace(features, dim: int) -> np.ndarray:
+    """(D, dim) orthonormal top-``dim`` eigenvectors of ``F^T F / m`` for features F (m, D)."""
+    F = _features("features", features)
+    dim = check_int("dim", dim, minimum=1)
+    if dim > F.shape[1]:
+        raise ValueError(f"dim must be <= the feature width {F.shape[1]}, got {dim}")
+    _, _, Vt = np.linalg.svd(F, full_matrices=False)  # right singular vectors = eigenvectors
+    return Vt[:dim].T
+
+
+def correlation_dimension(Vs, Vw, *, atol: float = 1e-6) -> float:
+    """``d_sw = ||V_s^T V_w||_F^2``: the sum of squared cosines of the principal angles.
+
+    Parameters
+    ----------
+    Vs : (D, d_s) orthonormal basis of the strong subspace.
+    Vw : (D, d_w) orthonormal basis of the weak subspace, in the same ambient space.
+    atol : tolerance of the orthonormality check.
+
+    Returns a number in ``[0, min(d_s, d_w)]``: ``d_sw`` equals the dimension of the
+    intersection when the subspaces share some directions and are orthogonal otherwise.
+    """
+    Vs, Vw = _basis("Vs", Vs, atol), _basis("Vw", Vw, atol)
+    if Vs.shape[0] != Vw.shape[0]:
+        raise ValueError(
+            f"Vs and Vw must have the same number of rows (ambient dimension), "
+            f"got {Vs.shape[0]} and {Vw.shape[0]}"
+        )
+    return float(np.sum((Vs.T @ Vw) ** 2))
+
+
+def _basis(name: str, V, atol: float) -> np.ndarray:
+    V = _features(name, V)
+    if V.shape[1] > V.shape[0]:
+        raise ValueError(f"{name} must have at most as many columns as rows, got {V.shape}")
+    if not np.allclose(V.T @ V, np.eye(V.shape[1]), atol=atol):
+        raise ValueError(f"{name} must have orthonormal columns (V^T V = I)")
+    return V
+
+
+def match_feature_dim(features_s, features_w, seed=None) -> tuple[np.ndarray, np.ndarray]:
+    """Project the wider of two feature matrices to the narrower width by a Gaussian map.
+
+    The official code's way to put two models' features in one space; returns
+    ``(features_s, features_w)`` with equal widths.
+    """
+    Fs, Fw = _features("features_s", features_s), _features("features_w", features_w)
+    if Fs.shape[0] != Fw.shape[0]:
+        raise ValueError(
+            f"features_s and features_w must have the same samples (rows), "
+            f"got {Fs.shape[0]} and {Fw.shape[0]}"
+        )
+    d = min(Fs.shape[1], Fw.shape[1])
+    rng = np.random.default_rng(seed)
+    if Fs.shape[1] > d:
+        Fs = Fs @ rng.standard_normal((Fs.shape[1], d)) / np.sqrt(d)
+    if Fw.shape[1] > d:
+        Fw = Fw @ rng.standard_normal((Fw.shape[1], d)) / np.sqrt(d)
+    return Fs, Fw
+
+
+def feature_dimensions(
+    features_s, features_w, fraction: float = 0.9, seed=None
+) -> tuple[int, int, float]:
+    """``(d_s, d_w, d_sw)`` of a strong/weak pair from their features on the same samples."""
+    d_s = intrinsic_dimension(features_s, fraction)
+    d_w = intrinsic_dimension(features_w, fraction)
+    Fs, Fw = match_feature_dim(features_s, features_w, seed=seed)
+    d_s_, d_w_ = min(d_s, Fs.shape[1]), min(d_w, Fw.shape[1])
+    return (
+        d_s,
+        d_w,
+        correlation_dimension(principal_subspace(Fs, d_s_), principal_subspace(Fw, d_w_)),
+    )

@@ -1,0 +1,82 @@
+"""Intrinsic and correlation dimensions on constructed features."""
+
+import numpy as np
+import pytest
+
+from icml25.w2s_intrinsic import (
+    correlation_dimension,
+    feature_dimensions,
+    intrinsic_dimension,
+    principal_subspace,
+    subspace_pair,
+)
+
+
+def features_with_spectrum(singular_values, m=200, D=30, seed=0):
+    """An (m, D) matrix with exactly the given singular values and random singular vectors."""
+    rng = np.random.default_rng(seed)
+    k = len(singular_values)
+    U, _ = np.linalg.qr(rng.standard_normal((m, k)))
+    V, _ = np.linalg.qr(rng.standard_normal((D, k)))
+    return U @ np.diag(singular_values) @ V.T, V
+
+
+def test_intrinsic_dimension_counts_the_energy_fraction():
+    F, _ = features_with_spectrum([3.0] * 5 + [0.1] * 10)  # energy 45 + 0.1
+    assert intrinsic_dimension(F, 0.9) == 5
+    assert intrinsic_dimension(F, 0.5) == 3  # 3 * 9 = 27 >= 22.55, 2 * 9 = 18 < 22.55
+    assert intrinsic_dimension(F, 1.0) == 15
+    G, _ = features_with_spectrum([1.0] * 10)  # equal values: 9 of 10 hold exactly 0.9
+    assert intrinsic_dimension(G, 0.9) == 9
+
+
+def test_principal_subspace_recovers_the_feature_span():
+    F, V = features_with_spectrum([5.0, 4.0, 3.0, 0.01, 0.01], seed=2)
+    P = principal_subspace(F, 3)  # (30, 3)
+    assert P.shape == (30, 3)
+    assert correlation_dimension(P, V[:, :3]) == pytest.approx(3.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("d_sw", [0, 1, 4])
+def test_correlation_dimension_of_constructed_subspaces(d_sw):
+    Vs, Vw, _ = subspace_pair(25, 4, 7, d_sw, seed=d_sw)
+    assert correlation_dimension(Vs, Vw) == pytest.approx(d_sw, abs=1e-10)
+    assert correlation_dimension(Vw, Vs) == pytest.approx(d_sw, abs=1e-10)
+
+
+def test_correlation_dimension_is_the_sum_of_squared_cosines():
+    # two planes in R^3 at principal angles 0 and theta: d_sw = 1 + cos(theta)^2
+    theta = 0.7
+    Vs = np.array([[1.0, 0], [0, 1], [0, 0]])
+    Vw = np.array([[1.0, 0], [0, np.cos(theta)], [0, np.sin(theta)]])
+    assert correlation_dimension(Vs, Vw) == pytest.approx(1 + np.cos(theta) ** 2)
+
+
+def test_feature_dimensions_on_features_of_a_shared_latent():
+    rng = np.random.default_rng(5)
+    m, D = 2000, 40
+    latent = rng.standard_normal((m, D))
+    Vs, Vw, _ = subspace_pair(D, 4, 6, 2, seed=6)
+    Fs = latent @ Vs @ Vs.T + 1e-3 * rng.standard_normal((m, D))  # strong features, rank ~4
+    Fw = latent @ Vw @ Vw.T + 1e-3 * rng.standard_normal((m, D))
+    d_s, d_w, d_sw = feature_dimensions(Fs, Fw, fraction=0.99)
+    assert (d_s, d_w) == (4, 6)
+    assert d_sw == pytest.approx(2.0, abs=1e-3)
+
+
+def test_bad_arguments():
+    F, _ = features_with_spectrum([1.0, 1.0])
+    with pytest.raises(ValueError, match="fraction"):
+        intrinsic_dimension(F, 0.0)
+    with pytest.raises(ValueError, match="features"):
+        intrinsic_dimension(np.ones(5))
+    with pytest.raises(ValueError, match="features"):
+        intrinsic_dimension(np.zeros((4, 3)))
+    with pytest.raises(ValueError, match="dim"):
+        principal_subspace(F, 31)
+    with pytest.raises(ValueError, match="Vw"):
+        correlation_dimension(np.eye(4)[:, :2], 2 * np.eye(4)[:, :2])
+    with pytest.raises(ValueError, match="Vs and Vw"):
+        correlation_dimension(np.eye(4)[:, :2], np.eye(5)[:, :2])
+    with pytest.raises(ValueError, match="features_s and features_w"):
+        feature_dimensions(np.ones((5, 3)), np.ones((6, 3)))
