@@ -1,0 +1,192 @@
+"""Ensembles of random-feature regressors, fitted at once (Dern, Cunningham & Pleiss, ICML 2025).
+
+One member of width ``D`` is the least-squares fit of its features ``Phi`` (N, D) to the labels
+``y`` (N,), with ridge ``lambda >= 0`` (Section 2 of the paper):
+
+- overparameterized (``D > N``): ``theta = Phi^T (Phi Phi^T + lambda I_N)^{-1} y``; for
+  ``lambda = 0`` the minimum-norm interpolator, the ridgeless limit;
+- otherwise: ``theta = (Phi^T Phi + lambda I_D)^{-1} Phi^T y``.
+
+An ensemble of ``M`` members averages their predictions. Members are a leading batch axis: one
+batched Gram matrix and one batched solve fit them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from icml25.common.validate import check_int, check_real
+from icml25.rf_ensembles.features import (
+    arccos_kernel,
+    as_inputs,
+    gaussian_features,
+    kernel_root,
+    relu_features,
+    sample_relu_weights,
+)
+
+MODES = ("relu", "gaussian")
+
+
+def fit_rf(Phi: np.ndarray, y, ridge: float = 0.0) -> np.ndarray:
+    """Ridge (or ridgeless, ``ridge = 0``) least squares for a batch of feature matrices.
+
+    Shapes: Phi (B, N, D), y (N,) -> theta (B, D).
+    """
+    Phi = np.asarray(Phi, dtype=float)
+    if Phi.ndim == 2:
+        return fit_rf(Phi[None], y, ridge)[0]
+    y = np.asarray(y, dtype=float)
+    if Phi.ndim != 3 or y.shape != (Phi.shape[1],):
+        raise ValueError(f"y must have shape ({Phi.shape[-2]},) for Phi of shape {Phi.shape}")
+    ridge = check_real("ridge", ridge, low=0.0, high=np.inf)
+    _, N, D = Phi.shape
+    if D > N:  # dual: (B, N, N) Gram matrices
+        gram = np.matmul(Phi, Phi.transpose(0, 2, 1)) + ridge * np.eye(N)
+        alpha = _solve(gram, np.broadcast_to(y, (Phi.shape[0], N)), ridge)  # (B, N)
+        return np.einsum("bnD,bn->bD", Phi, alpha)  # (B, D)
+    gram = np.matmul(Phi.transpose(0, 2, 1), Phi) + ridge * np.eye(D)  # (B, D, D)
+    return _solve(gram, np.einsum("bnD,n->bD", Phi, y), ridge)
+
+
+def _solve(gram: np.ndarray, rhs: np.ndarray, ridge: float) -> np.ndarray:
+    """``gram^{-1} rhs`` for a batch; ridgeless, the pseudo-inverse (minimum-norm least squares,
+    as LAPACK's gelsd gives), since a ReLU Gram matrix can be singular (a feature that is zero on
+    every training input). Shapes: gram (B, n, n), rhs (B, n) -> (B, n)."""
+    if ridge > 0:
+        return np.linalg.solve(gram, rhs[..., None])[..., 0]
+    return np.einsum("bij,bj->bi", np.linalg.pinv(gram, hermitian=True), rhs)
+
+
+def rf_predict(Phi_test: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Predictions of each member. Shapes: Phi_test (B, T, D), theta (B, D) -> (B, T)."""
+    return np.einsum("btD,bD->bt", Phi_test, theta)
+
+
+@dataclass(frozen=True)
+class Ensemble:
+    """The members' predictions at the test inputs and their mean and (population) variance.
+
+    predictions (M, T); mean (T,): the ensemble predictor; variance (T,): the predictive
+    variance amongst members (Section 5 of the paper).
+    """
+
+    predictions: np.ndarray
+    mean: np.ndarray
+    variance: np.ndarray
+
+
+class _Sampler:
+    """Draws the features of a batch of members on the training and test inputs together."""
+
+    def __init__(self, X, X_test, mode: str):
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        self.X, self.X_test, self.mode = X, X_test, mode
+        self.n = X.shape[0]
+        if mode == "gaussian":  # kernel of all P = N + T points, factored once
+            points = np.concatenate([X, X_test])  # (P, d)
+            self.root = kernel_root(arccos_kernel(points))  # (P, P)
+        else:
+            self.points = np.concatenate([X, X_test])
+
+    def __call__(self, members: int, width: int, rng) -> np.ndarray:
+        """(members, N + T, width) features: training rows first."""
+        if self.mode == "gaussian":
+            return gaussian_features(self.root, members, width, rng)
+        W = sample_relu_weights(members, width, self.X.shape[1], rng)  # (B, D, d + 1)
+        return relu_features(self.points, W)
+
+
+def _chunk(chunk, floats_per_item: int) -> int:
+    """Items per batch: as asked, or as many as fit in about 2^19 floats (4 MB)."""
+    if chunk is None:
+        return max(1, 2**19 // floats_per_item)
+    return check_int("chunk", chunk, minimum=1)
+
+
+def _check_data(X, y, X_test):
+    X, X_test = as_inputs("X", X), as_inputs("X_test", X_test)
+    y = np.asarray(y, dtype=float)
+    if y.shape != (X.shape[0],) or not np.all(np.isfinite(y)):
+        raise ValueError(f"y must be a finite array of shape ({X.shape[0]},), got {y.shape}")
+    if X_test.shape[1] != X.shape[1]:
+        raise ValueError(f"X_test must have d = {X.shape[1]} columns, got {X_test.shape[1]}")
+    return X, y, X_test
+
+
+def rf_ensemble(
+    X,
+    y,
+    X_test,
+    width: int,
+    members: int,
+    *,
+    mode: str = "relu",
+    ridge: float = 0.0,
+    seed=None,
+    chunk: int | None = None,
+) -> Ensemble:
+    """Fit ``members`` independent RF regressors of width ``width`` and predict at ``X_test``.
+
+    ``mode="relu"``: ReLU features with a bias input, weights N(0, I). ``mode="gaussian"``: the
+    paper's Gaussian-universality features on the points ``X`` and ``X_test`` (covariance: the
+    arc-cosine kernel). Members are drawn and fitted ``chunk`` at a time (memory
+    ``chunk * (N + T) * width`` floats; by default about 4 MB, which keeps a batch in cache).
+
+    Shapes: X (N, d), y (N,), X_test (T, d) -> Ensemble with predictions (members, T).
+    """
+    X, y, X_test = _check_data(X, y, X_test)
+    width = check_int("width", width, minimum=1)
+    members = check_int("members", members, minimum=1)
+    chunk = _chunk(chunk, (len(X) + len(X_test)) * width)
+    check_real("ridge", ridge, low=0.0, high=np.inf)
+    sampler, rng = _Sampler(X, X_test, mode), np.random.default_rng(seed)
+    n, out = X.shape[0], []
+    for start in range(0, members, chunk):
+        F = sampler(min(chunk, members - start), width, rng)  # (B, N + T, D)
+        out.append(rf_predict(F[:, n:], fit_rf(F[:, :n], y, ridge)))
+    predictions = np.concatenate(out)  # (members, T)
+    return Ensemble(predictions, predictions.mean(axis=0), predictions.var(axis=0))
+
+
+def ensemble_and_single(
+    X,
+    y,
+    X_test,
+    width: int,
+    members: int,
+    replicates: int,
+    *,
+    mode: str = "relu",
+    ridge: float = 0.0,
+    seed=None,
+    chunk: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Equal feature budgets: an ensemble of ``members`` models of width ``width`` against one
+    model of width ``members * width`` (Section 4 of the paper), ``replicates`` times.
+
+    In each replicate both use the *same* ``members * width`` feature draws (the single model
+    all of them, member ``m`` the ``m``-th block of ``width``): each is distributed as it should
+    be, and the common draws make the difference of their test errors far less noisy.
+
+    Shapes: X (N, d), y (N,), X_test (T, d) -> (ensemble (R, T), single (R, T)) predictions.
+    """
+    X, y, X_test = _check_data(X, y, X_test)
+    width = check_int("width", width, minimum=1)
+    members = check_int("members", members, minimum=1)
+    replicates = check_int("replicates", replicates, minimum=1)
+    chunk = _chunk(chunk, (len(X) + len(X_test)) * width * members)
+    sampler, rng = _Sampler(X, X_test, mode), np.random.default_rng(seed)
+    n, ens, single = X.shape[0], [], []
+    for start in range(0, replicates, chunk):
+        b = min(chunk, replicates - start)
+        F = sampler(b, members * width, rng)  # (b, N + T, M D)
+        single.append(rf_predict(F[:, n:], fit_rf(F[:, :n], y, ridge)))  # (b, T)
+        blocks = F.reshape(b, F.shape[1], members, width).transpose(0, 2, 1, 3)  # (b, M, P, D)
+        blocks = blocks.reshape(b * members, F.shape[1], width)
+        member_preds = rf_predict(blocks[:, n:], fit_rf(blocks[:, :n], y, ridge))  # (b M, T)
+        ens.append(member_preds.reshape(b, members, -1).mean(axis=1))  # (b, T)
+    return np.concatenate(ens), np.concatenate(single)

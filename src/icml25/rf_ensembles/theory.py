@@ -1,0 +1,112 @@
+"""The paper's closed forms for ridgeless RF ensembles (Dern, Cunningham & Pleiss, ICML 2025).
+
+With ``K`` the (N, N) arc-cosine kernel matrix of the training inputs ``X``, ``k(x)`` the (N,)
+vector ``k(X, x)`` and ``N`` training points:
+
+- infinite-width (kernel) predictor, the limit of an infinite ensemble of overparameterized
+  ridgeless RF regressors (Theorem 1): ``h_inf(x) = k(x)^T K^{-1} y``;
+- ``r_perp^2(x) = k(x, x) - k(x)^T K^{-1} k(x)``: the part of the feature at ``x`` that the
+  training features do not span (the kriging variance of ``x`` given ``X``);
+- under Gaussian universality, for width ``D > N + 1`` (Section 5, predictive variance):
+  ``E[h_D(x)] = h_inf(x)`` and ``Var[h_D(x)] = r_perp^2(x) y^T K^{-1} y / (D - N - 1)``;
+- hence (Section 4) the expected squared distance of an ``M``-member ensemble of width ``D``
+  from ``h_inf`` is ``r_perp^2(x) y^T K^{-1} y / (M (D - N - 1))``, and that of one model of the
+  same budget ``M D`` is ``r_perp^2(x) y^T K^{-1} y / (M D - N - 1)``. Since each is unbiased for
+  ``h_inf``, the expected test-error gap, ensemble minus single, is the difference of the two.
+
+The variance formula is what an inverse-Wishart mean gives: the training Gram matrix of
+Gaussian features is Wishart(K / D, D), whose inverse has mean ``D K^{-1} / (D - N - 1)``, which
+is finite only for ``D > N + 1`` (we derived it and test it against scipy's inverse-Wishart).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+
+from icml25.common.validate import check_int, check_real
+from icml25.rf_ensembles.features import arccos_kernel, as_inputs
+
+
+def _train(X, y):
+    X = as_inputs("X", X)
+    y = np.asarray(y, dtype=float)
+    if y.shape != (X.shape[0],) or not np.all(np.isfinite(y)):
+        raise ValueError(f"y must be a finite array of shape ({X.shape[0]},), got {y.shape}")
+    return X, y
+
+
+def kernel_predictor(X, y, X_test, ridge: float = 0.0) -> np.ndarray:
+    """``h_inf(x) = k(x)^T (K + ridge I)^{-1} y``: the infinite-width RF regressor (Theorem 1;
+    kernel ridge regression with the arc-cosine kernel when ``ridge > 0``).
+
+    Shapes: X (N, d), y (N,), X_test (T, d) -> (T,).
+    """
+    X, y = _train(X, y)
+    ridge = check_real("ridge", ridge, low=0.0, high=np.inf)
+    K = arccos_kernel(X) + ridge * np.eye(X.shape[0])  # (N, N)
+    return arccos_kernel(X_test, X) @ cho_solve(cho_factor(K), y)
+
+
+def r_perp_squared(X, X_test) -> np.ndarray:
+    """``r_perp^2(x) = k(x, x) - k(x)^T K^{-1} k(x)`` (>= 0; 0 at training inputs).
+
+    Shapes: X (N, d), X_test (T, d) -> (T,).
+    """
+    X = as_inputs("X", X)
+    X_test = as_inputs("X_test", X_test)
+    kx = arccos_kernel(X_test, X)  # (T, N)
+    kxx = np.linalg.norm(np.concatenate([X_test, np.ones((len(X_test), 1))], 1), axis=1) ** 2 / 2
+    solved = cho_solve(cho_factor(arccos_kernel(X)), kx.T)  # (N, T)
+    return np.clip(kxx - np.einsum("tn,nt->t", kx, solved), 0.0, None)
+
+
+def rkhs_norm_squared(X, y) -> float:
+    """``y^T K^{-1} y``, the squared RKHS norm of the kernel interpolator."""
+    X, y = _train(X, y)
+    return float(y @ cho_solve(cho_factor(arccos_kernel(X)), y))
+
+
+def _check_width(width, n_train: int, name: str = "width") -> int:
+    width = check_int(name, width, minimum=1)
+    if width <= n_train + 1:
+        raise ValueError(
+            f"{name} must exceed N + 1 = {n_train + 1} (N = {n_train} training points) for the "
+            f"variance formula r_perp^2 y^T K^-1 y / ({name} - N - 1) to be defined, got {width}"
+        )
+    return width
+
+
+def closed_form_mean(X, y, X_test) -> np.ndarray:
+    """``E[h_D(x)] = h_inf(x)`` for every width ``D > N`` (Gaussian universality, ridgeless)."""
+    return kernel_predictor(X, y, X_test)
+
+
+def closed_form_variance(X, y, X_test, width: int) -> np.ndarray:
+    """``Var[h_D(x)] = r_perp^2(x) y^T K^{-1} y / (D - N - 1)`` for one ridgeless model of width
+    ``D > N + 1`` under Gaussian universality. Shapes: -> (T,)."""
+    X, y = _train(X, y)
+    width = _check_width(width, X.shape[0])
+    return r_perp_squared(X, X_test) * rkhs_norm_squared(X, y) / (width - X.shape[0] - 1)
+
+
+def ensemble_excess(X, y, X_test, width: int, members: int = 1) -> float:
+    """Expected mean over ``X_test`` of ``(h_ens(x) - h_inf(x))^2`` for an ensemble of
+    ``members`` models of width ``width``: the mean closed-form variance divided by ``members``.
+    It is also the expected test-error excess over the kernel predictor."""
+    members = check_int("members", members, minimum=1)
+    return float(closed_form_variance(X, y, X_test, width).mean() / members)
+
+
+def budget_gap(X, y, X_test, width: int, members: int) -> float:
+    """Expected test MSE of ``members`` models of width ``width`` minus that of one model of
+    width ``members * width`` (same feature budget), both ridgeless, Gaussian universality:
+
+    ``mean_x r_perp^2(x) y^T K^{-1} y [1 / (M (D - N - 1)) - 1 / (M D - N - 1)]`` (>= 0).
+    """
+    X, y = _train(X, y)
+    width = _check_width(width, X.shape[0])
+    members = check_int("members", members, minimum=1)
+    return ensemble_excess(X, y, X_test, width, members) - ensemble_excess(
+        X, y, X_test, members * width, 1
+    )
