@@ -64,6 +64,15 @@ def test_code_fingerprint_is_stable_and_per_paper():
     assert code_fingerprint(SLUG) != code_fingerprint("maxmin_eig")
 
 
+def test_code_fingerprint_ignores_docstrings_and_comments():
+    from icml25.lab.reproduction import _code_without_docstrings
+
+    plain = "def f(x):\n    return x + 1\n"
+    documented = 'def f(x):\n    """Add one."""\n    return x + 1  # the step\n'
+    assert _code_without_docstrings(plain) == _code_without_docstrings(documented)
+    assert _code_without_docstrings(plain) != _code_without_docstrings(plain.replace("1", "2"))
+
+
 def test_a_failing_cell_is_recorded_and_the_others_go_on(tmp_path, monkeypatch):
     real = ipd.run_cell
 

@@ -21,6 +21,7 @@ on any worker, and a test can run a single cell.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import importlib
@@ -113,15 +114,31 @@ def config_fingerprint(config: Any) -> str:
 
 
 def code_fingerprint(slug: str) -> str:
-    """A short hash of the paper's source and of ``icml25.common``: editing the method or the
-    reproduction makes the runner recompute cells rather than reuse stale ones."""
+    """A short hash of the code of the paper's package and of ``icml25.common``: editing it makes
+    the runner recompute cells rather than reuse stale ones. Docstrings and comments do not
+    count (the hash is over the syntax trees without docstrings)."""
     root = Path(str(resources.files("icml25")))
     digest = hashlib.sha256()
     for folder in (slug, "common"):
         for path in sorted((root / folder).rglob("*.py")):
             digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
+            digest.update(_code_without_docstrings(path.read_text(encoding="utf-8")).encode())
     return digest.hexdigest()[:12]
+
+
+def _code_without_docstrings(source: str) -> str:
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
 
 
 def cell_seed(master_seed: int, slug: str, cell: Mapping[str, Any]) -> int:
