@@ -1,0 +1,161 @@
+"""Tasks with a temporal profile of singular values, and the mode-wise reduced dynamics.
+
+Proca et al., ICML 2025, Sec. 3. A task shares its singular vectors across time,
+
+    S(i) = U diag(s_1(i), ..., s_m(i)) V^T,   i = 1..T,
+
+and from the aligned initialisation (:func:`~icml25.lrnn_dynamics.network.init_aligned`)
+``W_y W_h^k W_x = U diag(a b^k c) V^T`` stays aligned, so the loss splits into one term per mode
+
+    L_a = 1/2 sum_i (s_a(i) - a b^{T-i} c)^2 .
+
+Our derivation (tested against the full network in ``tests/lrnn_dynamics``): with residuals
+``r_k = s_a(T-k) - a b^k c`` (lag ``k = T - i``), gradient flow ``d theta / dt = -dL_a/d theta``
+is the scalar system
+
+    da/dt = sum_k r_k b^k c,    dc/dt = sum_k r_k a b^k,    db/dt = sum_k r_k a c k b^{k-1}.
+
+Profiles are arrays ``s (m, T)`` in time order (column ``t`` is ``s(t+1)``, 0-based).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from icml25.common.validate import check_int, check_real
+
+
+def random_orthogonal(d: int, seed: int | np.random.Generator) -> np.ndarray:
+    """A Haar-random ``(d, d)`` orthogonal matrix."""
+    d = check_int("d", d, minimum=1)
+    Q, R = np.linalg.qr(np.random.default_rng(seed).normal(size=(d, d)))
+    return Q * np.sign(np.diag(R))
+
+
+def check_profiles(s) -> np.ndarray:
+    """``s`` as a float ``(m, T)`` array, or ValueError naming it."""
+    s = np.asarray(s, dtype=float)
+    if s.ndim == 1:
+        s = s[None]
+    if s.ndim != 2 or s.shape[1] < 1 or not np.all(np.isfinite(s)):
+        raise ValueError(f"s must be a finite (modes, T) array of singular values, got {s.shape}")
+    return s
+
+
+def exponential_profile(s: float, lam: float, T: int) -> np.ndarray:
+    """``s(i) = s lam^{T-i}`` for i = 1..T, in time order ``(T,)`` (paper: exponential task
+    dynamics, learnable exactly by one mode with ``b = lam``)."""
+    T = check_int("T", T, minimum=1)
+    s = check_real("s", s, low=-np.inf, high=np.inf, low_open=True, high_open=True)
+    lam = check_real("lam", lam, low=-np.inf, high=np.inf, low_open=True, high_open=True)
+    return s * lam ** np.arange(T - 1, -1, -1, dtype=float)
+
+
+def make_task(U: np.ndarray, V: np.ndarray, s) -> np.ndarray:
+    """``S(i) = U diag(s(i)) V^T`` for each time: ``U (d_out, m)``, ``V (d_in, m)``,
+    ``s (m, T)``; returns ``S (T, d_out, d_in)``."""
+    s = check_profiles(s)
+    U, V = np.asarray(U, float), np.asarray(V, float)
+    if U.shape[1] != s.shape[0] or V.shape[1] != s.shape[0]:
+        raise ValueError(
+            f"U and V must have one column per mode ({s.shape[0]}), got {U.shape} and {V.shape}"
+        )
+    return np.einsum("om,mt,im->toi", U, s, V)
+
+
+def mode_projections(maps: np.ndarray, U: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``u_a^T M v_a`` for maps ``(..., T, d_out, d_in)``: returns ``(..., m, T)``."""
+    return np.einsum("om,...toi,im->...mt", U, maps, V)
+
+
+def reduced_loss(a, b, c, s) -> float:
+    """``sum_a L_a = 1/2 sum_a sum_i (s_a(i) - a b^{T-i} c)^2``; ``a, b, c (m,)``."""
+    s = check_profiles(s)
+    return 0.5 * float(np.sum(_residuals(a, b, c, s) ** 2))
+
+
+def _residuals(a, b, c, s) -> np.ndarray:
+    a, b, c = (np.asarray(v, float) for v in (a, b, c))
+    T = s.shape[1]
+    lags = np.arange(T - 1, -1, -1)  # lag of each time step
+    return s - (a * c)[:, None] * np.asarray(b)[:, None] ** lags  # (m, T)
+
+
+def reduced_gradient(a, b, c, s) -> np.ndarray:
+    """``-dL_a/d(a, b, c)``, the right-hand side of the scalar ODEs: ``(3, m)``."""
+    s = check_profiles(s)
+    a, b, c = (np.asarray(v, float) for v in (a, b, c))
+    T = s.shape[1]
+    k = np.arange(T - 1, -1, -1, dtype=float)  # (T,) lag of each time step
+    r = _residuals(a, b, c, s)  # (m, T)
+    bk = b[:, None] ** k  # (m, T)
+    bk1 = np.where(k > 0, b[:, None] ** np.maximum(k - 1, 0), 0.0)  # b^{k-1}, 0 at k = 0
+    da = np.sum(r * bk, axis=1) * c
+    dc = np.sum(r * bk, axis=1) * a
+    db = np.sum(r * k * bk1, axis=1) * a * c
+    return np.stack([da, db, dc])
+
+
+@dataclass(frozen=True)
+class ReducedTrajectory:
+    """``times (R,)``, ``a, b, c (R, m)``, the length ``T`` and the predicted mode maps
+    ``(R, m, T)`` (``a b^{T-i} c`` in time order)."""
+
+    times: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    c: np.ndarray
+    T: int
+
+    @property
+    def maps(self) -> np.ndarray:
+        T = self.T
+        lags = np.arange(T - 1, -1, -1)
+        return (self.a * self.c)[..., None] * self.b[..., None] ** lags
+
+
+def reduced_flow(s, a0, b0, c0, times, rtol: float = 1e-9) -> ReducedTrajectory:
+    """Integrate the scalar gradient-flow ODEs of every mode from ``(a0, b0, c0)`` and return
+    them at ``times`` (increasing, from 0; gradient-descent step ``n`` at ``lr`` is time
+    ``n lr``)."""
+    s = check_profiles(s)
+    m = s.shape[0]
+    times = np.asarray(times, dtype=float)
+    if times.ndim != 1 or times.size < 1 or np.any(np.diff(times) < 0) or times[0] < 0:
+        raise ValueError("times must be a non-empty increasing 1-d array starting at >= 0")
+    y0 = np.concatenate([np.broadcast_to(np.asarray(v, float), (m,)) for v in (a0, b0, c0)])
+
+    def rhs(_, y):
+        return reduced_gradient(y[:m], y[m : 2 * m], y[2 * m :], s).ravel()
+
+    sol = solve_ivp(
+        rhs,
+        (0.0, max(times[-1], 1e-12)),
+        y0,
+        t_eval=times,
+        method="DOP853",
+        rtol=rtol,
+        atol=1e-14,
+    )
+    if not sol.success:
+        raise RuntimeError(f"reduced_flow: the ODE solver failed: {sol.message}")
+    y = sol.y.T  # (R, 3m)
+    return ReducedTrajectory(times, y[:, :m], y[:, m : 2 * m], y[:, 2 * m :], s.shape[1])
+
+
+def reduced_gd(s, a0, b0, c0, lr: float, steps: int) -> ReducedTrajectory:
+    """The same reduced system under discrete gradient descent (step ``lr``), every step."""
+    s = check_profiles(s)
+    lr = check_real("lr", lr, low=0.0, high=np.inf, low_open=True, high_open=True)
+    steps = check_int("steps", steps, minimum=0)
+    m = s.shape[0]
+    theta = np.stack([np.broadcast_to(np.asarray(v, float), (m,)) for v in (a0, b0, c0)])
+    out = np.empty((steps + 1, 3, m))
+    out[0] = theta
+    for n in range(steps):
+        theta = theta + lr * reduced_gradient(*theta, s)
+        out[n + 1] = theta
+    return ReducedTrajectory(lr * np.arange(steps + 1), out[:, 0], out[:, 1], out[:, 2], s.shape[1])

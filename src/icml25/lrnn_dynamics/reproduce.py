@@ -1,0 +1,418 @@
+"""Reproduction: the learning dynamics of linear RNNs (Proca et al., ICML 2025).
+
+Every network has ``d_in = d_out = 4``, ``N = 16`` hidden units, ``T = 6`` and is trained by
+full-batch gradient descent (step ``lr = 0.005``) on the exact whitened loss. Cells:
+
+- ``reduced``: aligned initialisation (``a = b = c = 1e-3`` per mode), an exponential task
+  ``s_a(i) = s_a lam_a^{T-i}`` and a non-exponential (linear ramp) task; the four mode
+  projections ``u_a^T W_y W_h^{T-i} W_x v_a`` against the scalar gradient-flow ODEs;
+- ``order``: random small initialisation; a task with two active modes, each a single
+  singular value ``sigma`` at one lag ``T - i``; learning time = first step at which the mode's
+  projection reaches half its final value;
+- ``extrapolation``: random small initialisation, exponential vs ramp task of the same size
+  (same norm per mode); the trained network evaluated on sequences of length ``2T``;
+- ``ntk``: the same initial weights trained as the recurrent network (``T = 6``, exponential
+  task) and as the matched feedforward network ``W_y W_x`` (``T = 1``, the task's last step);
+  relative change of the empirical NTK, ``||K_end - K_0||_F / ||K_0||_F``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from icml25.lab.claims import Claim
+from icml25.lab.reproduction import Summary
+from icml25.lrnn_dynamics.network import init_aligned, init_random, lag_maps, ntk, train
+from icml25.lrnn_dynamics.reduced import (
+    make_task,
+    mode_projections,
+    random_orthogonal,
+    reduced_flow,
+    reduced_gd,
+)
+
+CLAIMS = (
+    Claim(
+        "a",
+        "The full network's mode projections u_a^T W_y W_h^{T-i} W_x v_a follow the reduced "
+        "scalar gradient-flow dynamics a b^{T-i} c: relative L2 error over training (all steps, "
+        "modes and time steps), the largest over tasks and seeds.",
+        "reduced_max_rel_error",
+        "<",
+        0.05,
+    ),
+    Claim(
+        "b1",
+        "Ordering by size: of two modes at the same time step, the one with the larger singular "
+        "value reaches half its final value first: fraction of tested (pair, seed) where it does.",
+        "order_size_fraction",
+        ">=",
+        1.0,
+    ),
+    Claim(
+        "b2",
+        "Ordering by time: of two modes of equal size, the one occurring later in the sequence "
+        "reaches half its final value first: fraction of tested (pair, seed) where it does.",
+        "order_time_fraction",
+        ">=",
+        1.0,
+    ),
+    Claim(
+        "c1",
+        "Exponential task dynamics extrapolate: relative error of the trained network on "
+        "sequences twice as long (all 2T lags), the largest over seeds.",
+        "extrap_error_exponential",
+        "<",
+        0.1,
+    ),
+    Claim(
+        "c2",
+        "A non-exponential profile of the same size does not: the smallest ramp-task "
+        "extrapolation error divided by the largest exponential-task error.",
+        "extrap_error_ratio",
+        ">",
+        3.0,
+    ),
+    Claim(
+        "c3",
+        "... and the exponential task is learned stably: largest spectral radius of the learned "
+        "W_h over seeds (stable means < 1).",
+        "spectral_radius_exponential",
+        "<",
+        1.0,
+    ),
+    Claim(
+        "d",
+        "Recurrence makes the kernel move: relative change of the empirical NTK during training, "
+        "recurrent over matched feedforward, the smallest over init scales and seeds (the issue "
+        "gives no number; 'larger' is a ratio > 1).",
+        "ntk_change_ratio_min",
+        ">",
+        1.0,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Config:
+    d: int = 4
+    hidden: int = 16
+    T: int = 6
+    lr: float = 0.005
+    sizes: tuple[float, ...] = (2.0, 1.5, 1.0, 0.5)  # s_a
+    lams: tuple[float, ...] = (0.9, 0.8, 0.7, 0.6)  # lam_a of the exponential task
+    reduced_init: float = 1e-3
+    reduced_steps: int = 16000
+    reduced_seeds: int = 3
+    record_every: int = 40
+    order_init: float = 0.1
+    order_steps: int = 24000
+    order_seeds: int = 3
+    # (sigma_1, lag_1, sigma_2, lag_2, kind): theory says mode 1 is learned first
+    order_pairs: tuple[tuple[float, int, float, int, str], ...] = (
+        (2.0, 0, 1.0, 0, "size"),
+        (2.0, 1, 1.0, 1, "size"),
+        (2.0, 2, 1.0, 2, "size"),
+        (1.5, 0, 1.5, 1, "time"),
+        (1.5, 1, 1.5, 2, "time"),
+        (1.5, 0, 1.5, 2, "time"),
+    )
+    extrap_init: float = 0.01
+    extrap_steps: int = 32000
+    extrap_seeds: int = 3
+    ntk_scales: tuple[float, ...] = (0.5, 1.0)
+    ntk_steps: int = 16000
+    ntk_seeds: int = 3
+
+
+SCALES = {
+    "smoke": Config(
+        reduced_steps=4000,
+        reduced_seeds=1,
+        order_steps=4000,
+        order_seeds=1,
+        order_pairs=((2.0, 0, 1.0, 0, "size"), (1.5, 0, 1.5, 1, "time")),
+        extrap_steps=6000,
+        extrap_seeds=1,
+        ntk_scales=(1.0,),
+        ntk_steps=4000,
+        ntk_seeds=1,
+    ),
+    "default": Config(),
+    "paper": Config(reduced_seeds=10, order_seeds=10, extrap_seeds=10, ntk_seeds=10),
+}
+
+
+def cells(config: Config) -> list[dict]:
+    reduced = [
+        {"part": "reduced", "profile": p, "replicate": r}
+        for p in ("exponential", "ramp")
+        for r in range(config.reduced_seeds)
+    ]
+    order = [
+        {"part": "order", "pair": i, "replicate": r}
+        for i in range(len(config.order_pairs))
+        for r in range(config.order_seeds)
+    ]
+    extrap = [
+        {"part": "extrapolation", "profile": p, "replicate": r}
+        for p in ("exponential", "ramp")
+        for r in range(config.extrap_seeds)
+    ]
+    kernel = [
+        {"part": "ntk", "scale": g, "replicate": r}
+        for g in config.ntk_scales
+        for r in range(config.ntk_seeds)
+    ]
+    return reduced + order + extrap + kernel
+
+
+def profiles(config: Config, kind: str, T: int | None = None) -> np.ndarray:
+    """Singular-value profiles ``(4, T)`` in time order. ``exponential``: ``s_a lam_a^{T-i}``;
+    ``ramp``: ``c_a max(0, 1 - (T-i)/T_train)``, ``c_a`` giving it the exponential profile's
+    norm over the training length (same size). ``T`` longer than ``config.T`` extends each
+    rule to earlier time steps."""
+    T = config.T if T is None else T
+    lags = np.arange(T - 1, -1, -1, dtype=float)  # (T,) lag of each time step
+    s, lam = np.array(config.sizes)[:, None], np.array(config.lams)[:, None]
+    if kind == "exponential":
+        return s * lam**lags
+    train_lags = np.arange(config.T, dtype=float)
+    ramp = np.maximum(0.0, 1.0 - lags / config.T)
+    norm_exp = np.linalg.norm(s * lam**train_lags, axis=1, keepdims=True)
+    norm_ramp = np.linalg.norm(1.0 - train_lags / config.T)
+    return norm_exp / norm_ramp * ramp
+
+
+def run_cell(config: Config, cell: dict, seed: int) -> dict:
+    rng_task, rng_net = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
+    U, V = random_orthogonal(config.d, rng_task), random_orthogonal(config.d, rng_task)
+    if cell["part"] == "reduced":
+        return _reduced(config, profiles(config, cell["profile"]), U, V, rng_net)
+    if cell["part"] == "order":
+        return _order(config, config.order_pairs[cell["pair"]], U, V, rng_net)
+    if cell["part"] == "extrapolation":
+        return _extrapolation(config, cell["profile"], U, V, rng_net)
+    return _ntk(config, cell["scale"], U, V, rng_net)
+
+
+def _reduced(config: Config, s, U, V, rng) -> dict:
+    """Aligned init, full-matrix GD, against the scalar ODE at times ``step * lr``."""
+    eps = np.full(config.d, config.reduced_init)
+    net = init_aligned(U, V, eps, eps, eps, config.hidden, rng)
+    run = train(net, make_task(U, V, s), config.lr, config.reduced_steps, config.record_every)
+    full = mode_projections(run.maps, U, V)  # (R, m, T)
+    flow = reduced_flow(s, eps, eps, eps, config.lr * run.steps).maps  # (R, m, T)
+    gd = reduced_gd(s, eps, eps, eps, config.lr, config.reduced_steps).maps[run.steps]
+    return {
+        "rel_error_flow": float(np.linalg.norm(full - flow) / np.linalg.norm(flow)),
+        "rel_error_gd": float(np.linalg.norm(full - gd) / np.linalg.norm(gd)),
+        "final_loss": float(run.loss[-1]),
+        "steps": run.steps.tolist(),
+        "full": full.tolist(),
+        "flow": flow.tolist(),
+    }
+
+
+def _order(config: Config, pair, U, V, rng) -> dict:
+    s1, lag1, s2, lag2, kind = pair
+    T = config.T
+    s = np.zeros((config.d, T))
+    s[0, T - 1 - lag1], s[1, T - 1 - lag2] = s1, s2
+    net = init_random(config.d, config.d, config.hidden, config.order_init, rng)
+    run = train(net, make_task(U, V, s), config.lr, config.order_steps, config.record_every)
+    proj = mode_projections(run.maps, U, V)  # (R, m, T)
+    curves = np.stack([proj[:, 0, T - 1 - lag1], proj[:, 1, T - 1 - lag2]])  # (2, R)
+    times = [_half_time(curve, run.steps) for curve in curves]
+    return {
+        "kind": kind,
+        "time_first": times[0],
+        "time_second": times[1],
+        "final": curves[:, -1].tolist(),
+        "steps": run.steps.tolist(),
+        "curves": curves.tolist(),
+    }
+
+
+def _half_time(curve: np.ndarray, steps: np.ndarray) -> float:
+    """First recorded step at which ``curve`` reaches half its final value (nan if never)."""
+    reached = np.flatnonzero(np.abs(curve) >= 0.5 * abs(curve[-1]))
+    return float(steps[reached[0]]) if reached.size else float("nan")
+
+
+def _extrapolation(config: Config, kind: str, U, V, rng) -> dict:
+    net = init_random(config.d, config.d, config.hidden, config.extrap_init, rng)
+    run = train(net, make_task(U, V, profiles(config, kind)), config.lr, config.extrap_steps, 400)
+    T2 = 2 * config.T
+    target = make_task(U, V, profiles(config, kind, T2))  # (2T, d, d)
+    learned = lag_maps(run.net, T2)[::-1]  # (2T, d, d) in time order
+    return {
+        "error_2T": float(np.linalg.norm(learned - target) / np.linalg.norm(target)),
+        # the unseen part alone (lags T..2T-1, the first T inputs), over the same norm
+        "error_unseen": float(
+            np.linalg.norm(learned[: config.T] - target[: config.T]) / np.linalg.norm(target)
+        ),
+        "spectral_radius": float(np.max(np.abs(np.linalg.eigvals(run.net.W_h)))),
+        "final_loss": float(run.loss[-1]),
+        "learned_modes": mode_projections(learned, U, V).tolist(),  # (m, 2T)
+        "target_modes": mode_projections(target, U, V).tolist(),
+    }
+
+
+def _ntk(config: Config, scale: float, U, V, rng) -> dict:
+    """Same initial weights; recurrent (T steps) against feedforward (T = 1, last step)."""
+    net = init_random(config.d, config.d, config.hidden, scale, rng)
+    S = make_task(U, V, profiles(config, "exponential"))  # (T, d, d)
+    out = {}
+    for name, task, T in (("rnn", S, config.T), ("ff", S[-1:], 1)):
+        run = train(net, task, config.lr, config.ntk_steps, config.ntk_steps)
+        K0, K1 = ntk(net, T), ntk(run.net, T)
+        out[f"change_{name}"] = float(np.linalg.norm(K1 - K0) / np.linalg.norm(K0))
+        out[f"final_loss_{name}"] = float(run.loss[-1] / run.loss[0])
+    return out
+
+
+def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
+    m: dict[str, float] = {}
+    by = {}
+    for cell, out in results:
+        by.setdefault(cell["part"], []).append((cell, out))
+    nan = float("nan")
+
+    reduced = by.get("reduced", [])
+    m["reduced_max_rel_error"] = max((o["rel_error_flow"] for _, o in reduced), default=nan)
+    m["reduced_max_rel_error_discrete"] = max((o["rel_error_gd"] for _, o in reduced), default=nan)
+    for p in ("exponential", "ramp"):
+        errs = [o["rel_error_flow"] for c, o in reduced if c["profile"] == p]
+        m[f"reduced_rel_error_{p}"] = max(errs, default=nan)
+
+    order = by.get("order", [])
+    for kind in ("size", "time"):
+        wins = [o["time_first"] < o["time_second"] for _, o in order if o["kind"] == kind]
+        m[f"order_{kind}_fraction"] = float(np.mean(wins)) if wins else nan
+        ratios = [o["time_second"] / o["time_first"] for _, o in order if o["kind"] == kind]
+        m[f"order_{kind}_min_time_ratio"] = min(ratios, default=nan)
+
+    extrap = by.get("extrapolation", [])
+    err = {
+        p: [o["error_2T"] for c, o in extrap if c["profile"] == p] for p in ("exponential", "ramp")
+    }
+    rad = {
+        p: [o["spectral_radius"] for c, o in extrap if c["profile"] == p]
+        for p in ("exponential", "ramp")
+    }
+    m["extrap_error_exponential"] = max(err["exponential"], default=nan)
+    m["extrap_error_ramp_min"] = min(err["ramp"], default=nan)
+    m["extrap_error_ratio"] = (
+        m["extrap_error_ramp_min"] / m["extrap_error_exponential"]
+        if err["exponential"] and err["ramp"]
+        else nan
+    )
+    m["spectral_radius_exponential"] = max(rad["exponential"], default=nan)
+    m["spectral_radius_ramp_max"] = max(rad["ramp"], default=nan)
+    m["extrap_final_loss_max"] = max((o["final_loss"] for _, o in extrap), default=nan)
+
+    kernel = by.get("ntk", [])
+    ratios = [o["change_rnn"] / o["change_ff"] for _, o in kernel]
+    m["ntk_change_ratio_min"] = min(ratios, default=nan)
+    for g in config.ntk_scales:
+        rows = [o for c, o in kernel if c["scale"] == g]
+        if rows:
+            m[f"ntk_change_rnn_scale{g}"] = float(np.mean([o["change_rnn"] for o in rows]))
+            m[f"ntk_change_ff_scale{g}"] = float(np.mean([o["change_ff"] for o in rows]))
+
+    figures = {}
+    if reduced:
+        figures["reduced_dynamics"] = _fig_reduced(config, reduced)
+    if order:
+        figures["ordering"] = _fig_order(config, order)
+    if extrap:
+        figures["extrapolation"] = _fig_extrap(config, extrap)
+    if kernel:
+        figures["ntk_change"] = _fig_ntk(config, kernel)
+    return Summary(m, figures)
+
+
+def _fig_reduced(config: Config, reduced) -> Figure:
+    fig = Figure(figsize=(9, 3.6))
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, p in zip(axes, ("exponential", "ramp"), strict=True):
+        cell, out = next((c, o) for c, o in reduced if c["profile"] == p)
+        t = config.lr * np.array(out["steps"])
+        full, flow = np.array(out["full"]), np.array(out["flow"])  # (R, m, T)
+        for a in range(full.shape[1]):
+            for lag in (0, 2):
+                col = config.T - 1 - lag
+                ax.plot(t, flow[:, a, col], color=f"C{a}", ls="-" if lag == 0 else "--", lw=1.2)
+                ax.plot(t[::20], full[::20, a, col], "o", color=f"C{a}", ms=3)
+        ax.set_title(f"{p} task: lines ODE (lag 0 solid, lag 2 dashed), dots network", fontsize=8)
+        ax.set_xlabel("time (step x lr)")
+    axes[0].set_ylabel("mode projection u_a^T W_y W_h^k W_x v_a")
+    fig.tight_layout()
+    return fig
+
+
+def _fig_order(config: Config, order) -> Figure:
+    pairs = sorted({(c["pair"]) for c, _ in order})
+    cols = min(3, len(pairs))
+    rows = int(np.ceil(len(pairs) / cols))
+    fig = Figure(figsize=(3.4 * cols, 2.8 * rows))
+    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
+    for ax, i in zip(axes, pairs, strict=False):
+        _, out = next((c, o) for c, o in order if c["pair"] == i)
+        s1, l1, s2, l2, kind = config.order_pairs[i]
+        steps, curves = np.array(out["steps"]), np.array(out["curves"])
+        for j, (s, lag) in enumerate(((s1, l1), (s2, l2))):
+            ax.plot(steps, curves[j] / curves[j, -1], color=f"C{j}", label=f"sigma {s}, lag {lag}")
+        ax.axhline(0.5, color="grey", ls=":", lw=1)
+        ax.set_title(f"{kind} pair", fontsize=9)
+        ax.set_xlabel("step")
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel("projection / final value")
+    fig.tight_layout()
+    return fig
+
+
+def _fig_extrap(config: Config, extrap) -> Figure:
+    fig = Figure(figsize=(9, 3.6))
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, p in zip(axes, ("exponential", "ramp"), strict=True):
+        _, out = next((c, o) for c, o in extrap if c["profile"] == p)
+        learned, target = np.array(out["learned_modes"]), np.array(out["target_modes"])
+        i = np.arange(1, learned.shape[1] + 1)
+        for a in range(learned.shape[0]):
+            ax.plot(i, target[a], "-", color=f"C{a}", lw=1)
+            ax.plot(i, learned[a], "o", color=f"C{a}", ms=3)
+        ax.axvline(config.T + 0.5, color="grey", ls=":", lw=1)
+        ax.set_title(f"{p}: target (lines), trained network (dots); error {out['error_2T']:.2g}")
+        ax.title.set_fontsize(8)
+        ax.set_xlabel(f"input time i (length {2 * config.T}; trained on i > {config.T})")
+    axes[0].set_ylabel("singular value s_a(i)")
+    fig.tight_layout()
+    return fig
+
+
+def _fig_ntk(config: Config, kernel) -> Figure:
+    fig = Figure(figsize=(5, 3.6))
+    ax = fig.subplots()
+    for j, g in enumerate(config.ntk_scales):
+        rows = [o for c, o in kernel if c["scale"] == g]
+        for k, name in enumerate(("rnn", "ff")):
+            vals = [o[f"change_{name}"] for o in rows]
+            ax.scatter(
+                np.full(len(vals), j + 0.2 * (k - 0.5)),
+                vals,
+                color=f"C{k}",
+                label=("recurrent (T=6)" if name == "rnn" else "feedforward (T=1)")
+                if j == 0
+                else None,
+            )
+    ax.set_xticks(range(len(config.ntk_scales)), [f"init scale {g}" for g in config.ntk_scales])
+    ax.set_yscale("log")
+    ax.set_ylabel("||K_end - K_0||_F / ||K_0||_F")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
