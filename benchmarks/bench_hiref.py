@@ -1,0 +1,174 @@
+"""hiref: Hierarchical Refinement against exact OT (ot.emd), mini-batch OT and the official HR_OT.
+
+Four tables, printed as markdown (torch single-threaded, as on our 2-core machines):
+
+1. quality: cost(HiRef) / cost(ot.emd) on the four data sets (mean and max over seeds);
+2. speed: wall time of HiRef and ot.emd, and their ratio;
+3. scale: n = 2^14 .. 2^20 and 10^6 Gaussian -> Gaussian, each in a fresh process: wall time,
+   peak RSS, cost / closed-form W2^2;
+4. official: the official HR_OT (raphael-group/HiRef, src/ on ``--official-src``), run with
+   its defaults on ``n = 16384`` beside ours, if a path is given. Its code is never copied here:
+   point ``--official-src`` at a checkout outside this repository.
+
+    python benchmarks/bench_hiref.py                     # the README's tables
+    python benchmarks/bench_hiref.py --quick             # a minute
+    python benchmarks/bench_hiref.py --official-src /tmp/HiRef/src
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).parent))
+from harness import measure, table  # noqa: E402
+
+from icml25.hiref import DATASETS, GAUSSIAN_W2_SQUARED, hiref, sample, transport_cost  # noqa: E402
+from icml25.hiref.baselines import exact_cost, minibatch_ot  # noqa: E402
+from icml25.hiref.reproduce import peak_rss_mb  # noqa: E402
+
+
+def _in_fresh_process(args: tuple[str, int, int]) -> dict:
+    """HiRef on one data set in this (fresh) process: seconds, peak RSS in MB, cost."""
+    torch.set_num_threads(1)
+    dataset, n, seed = args
+    X, Y = sample(dataset, n, seed)
+    begin = time.perf_counter()
+    perm = hiref(X, Y, seed=seed)
+    seconds = time.perf_counter() - begin
+    return {
+        "seconds": seconds,
+        "peak_rss_mb": peak_rss_mb(),
+        "cost": transport_cost(X, Y, perm),
+    }
+
+
+def fresh(dataset: str, n: int, seed: int = 0) -> dict:
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.map(_in_fresh_process, [(dataset, n, seed)])[0]
+
+
+def quality(ns, seeds) -> str:
+    rows = []
+    for n in ns:
+        for dataset in DATASETS:
+            ratios = []
+            for seed in range(seeds):
+                X, Y = sample(dataset, n, seed)
+                ratios.append(transport_cost(X, Y, hiref(X, Y, seed=seed)) / exact_cost(X, Y))
+            rows.append([n, dataset, seeds, float(np.mean(ratios)), float(np.max(ratios))])
+    return table(["n", "data set", "seeds", "mean cost/exact", "max cost/exact"], rows)
+
+
+def speed(ns) -> str:
+    rows = []
+    for n in ns:
+        X, Y = sample("halfmoon_scurve", n, 0)
+        t_ours, _, perm = measure(lambda X=X, Y=Y: hiref(X, Y), repeat=1)
+        t_emd, _, exact = measure(lambda X=X, Y=Y: exact_cost(X, Y), repeat=1)
+        t_mb, _, mb = measure(lambda X=X, Y=Y: minibatch_ot(X, Y, 1024, 0), repeat=1)
+        rows.append(
+            [
+                n,
+                t_ours,
+                t_emd,
+                t_emd / t_ours,
+                transport_cost(X, Y, perm) / exact,
+                t_mb,
+                transport_cost(X, Y, mb) / exact,
+            ]
+        )
+    header = [
+        "n",
+        "HiRef s",
+        "ot.emd s",
+        "speed-up",
+        "HiRef cost/exact",
+        "MB-1024 s",
+        "MB-1024 cost/exact",
+    ]
+    return table(header, rows)
+
+
+def scale(ns) -> str:
+    rows = []
+    for n in ns:
+        run = fresh("gaussians", n)
+        rows.append([n, run["seconds"], run["peak_rss_mb"], run["cost"] / GAUSSIAN_W2_SQUARED])
+    return table(["n", "wall s", "peak RSS MB", "cost / W2^2 (closed form)"], rows)
+
+
+def official(src: str, n: int, seed: int = 0) -> str:
+    """The official HR_OT with its defaults (rank schedule from its own optimiser) beside ours."""
+    sys.path.insert(0, src)
+    import HR_OT  # noqa: PLC0415  (the official code, outside this repository)
+    import rank_annealing  # noqa: PLC0415
+
+    X, Y = sample("halfmoon_scurve", n, seed)
+    Xt, Yt = torch.from_numpy(X).float(), torch.from_numpy(Y).float()
+    torch.manual_seed(seed)  # the official code draws its initialisation from torch's global RNG
+    begin = time.perf_counter()
+    schedule = rank_annealing.optimal_rank_schedule(n, hierarchy_depth=6, max_Q=2**10, max_rank=16)
+    solver = HR_OT.HierarchicalRefinementOT.init_from_point_clouds(
+        Xt, Yt, schedule, base_rank=1, device="cpu", sq_Euclidean=True
+    )
+    clusters = solver.run(return_as_coupling=False)
+    t_official = time.perf_counter() - begin
+    perm_official = np.empty(n, dtype=np.int64)
+    for ix, iy in clusters:
+        perm_official[ix.cpu().numpy()] = iy.cpu().numpy()
+    is_perm = bool(np.array_equal(np.sort(perm_official), np.arange(n)))
+    cost_official = float(np.mean(np.sum((X - Y[perm_official]) ** 2, axis=1)))
+    begin = time.perf_counter()
+    perm = hiref(X, Y, seed=seed)
+    t_ours = time.perf_counter() - begin
+    rows = [
+        ["official HR_OT", n, str(schedule), t_official, cost_official, is_perm],
+        ["icml25.hiref", n, "default", t_ours, transport_cost(X, Y, perm), True],
+    ]
+    out = table(["solver", "n", "schedule", "wall s", "cost", "permutation"], rows)
+    return (
+        out
+        + f"\n\nspeed-up {t_official / t_ours:.3g}x, cost ratio ours/official "
+        + (f"{transport_cost(X, Y, perm) / cost_official:.4f}")
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes only")
+    parser.add_argument("--official-src", default=None, help="path of the official HiRef src/")
+    parser.add_argument("--official-n", type=int, default=16384, help="n for the official run")
+    parser.add_argument("--only", nargs="*", default=None, help="tables to run")
+    parser.add_argument("--skip", nargs="*", default=[], help="tables to skip")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    if args.quick:
+        sections = {
+            "quality": lambda: quality([512, 1024], 2),
+            "speed": lambda: speed([1024, 2048]),
+            "scale": lambda: scale([2**12, 2**14]),
+        }
+    else:
+        sections = {
+            "quality": lambda: quality([512, 1024, 4096], 5),
+            "speed": lambda: speed([1024, 4096, 8192]),
+            "scale": lambda: scale([2**14, 2**16, 2**18, 2**20, 10**6]),
+        }
+    if args.official_src:
+        sections["official"] = lambda: official(args.official_src, args.official_n)
+    for name, run in sections.items():
+        if name in args.skip or (args.only is not None and name not in args.only):
+            continue
+        begin = time.perf_counter()
+        print(f"\n### {name}\n\n{run()}\n\n({time.perf_counter() - begin:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,312 @@
+"""Hierarchical Refinement: a bijective OT map in linear space (Halmos et al., ICML 2025).
+
+The paper's Proposition (its Sec. 3): when the optimal transport between two uniform point sets
+of size ``n`` is a permutation ``sigma``, an optimal rank-``r`` coupling with uniform inner
+marginal ``g = 1/r`` co-clusters the data: ``x_i`` and ``y_sigma(i)`` land in co-clusters with
+the same label. HiRef (Algorithm 1) uses it recursively:
+
+    frontier <- {(X, Y)}
+    for level i = 1..k with rank r_i:                    # the rank schedule, rank_schedule.py
+        for every block pair (X_b, Y_b) of the frontier:   # here: all blocks at once, batched
+            (Q, R) <- low-rank OT of rank r_i on C[X_b, Y_b]   # lowrank.py, factored cost
+            split X_b by Q and Y_b by R into r_i equal-size children, child z <-> child z
+    at the leaves (<= leaf_size points): an exact assignment        # linear_sum_assignment
+
+The output is always a permutation: every level partitions both clouds into children of equal
+sizes and the leaves are solved by an exact assignment. Memory is ``O(n (d + r))``: the ``n x n``
+cost is never formed, only the ``leaf x leaf`` costs of the leaves, a chunk at a time.
+
+Choices where the paper is silent (see README): all blocks of a level have equal size (up to one
+point when ``n`` has a large prime factor), so a level is one ``(blocks, m, r)`` tensor
+computation; the split is the official code's greedy capacity split (cluster ``z`` takes the
+``cap`` rows of largest ``Q[:, z]`` among rows not taken); each block is centred before its
+cost factors are formed (the squared Euclidean cost is translation-invariant), so the pairing
+does not depend on where the clouds sit; leaves are solved exactly rather than by the official
+code's rank-``leaf`` coupling with top-1 extraction.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+
+import numpy as np
+import torch
+from scipy.optimize import linear_sum_assignment
+
+from icml25.hiref.lowrank import _solve, sqeuclidean_factors
+from icml25.hiref.rank_schedule import child_sizes, rank_schedule
+
+__all__ = ["hiref", "transport_cost", "check_point_clouds", "is_permutation"]
+
+COSTS = ("sqeuclidean",)
+_LEAF_CHUNK_ENTRIES = 1 << 22  # leaf cost entries formed at once (32 MB in float64)
+
+
+def check_point_clouds(X, Y) -> tuple[np.ndarray, np.ndarray]:
+    """Validate two point clouds: float arrays of the same shape ``(n, d)``, finite, ``n >= 1``.
+
+    Returns them as float64 numpy arrays; raises ValueError naming ``X`` or ``Y``.
+    """
+    out = []
+    for name, value in (("X", X), ("Y", Y)):
+        if isinstance(value, torch.Tensor):
+            value = value.detach().cpu().numpy()
+        try:
+            arr = np.asarray(value)
+        except Exception as err:  # ragged lists and the like
+            raise ValueError(f"{name} must be a numeric array of shape (n, d): {err}") from None
+        if arr.dtype == bool or not (
+            np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)
+        ):
+            raise ValueError(f"{name} must have a real numeric dtype, got {arr.dtype}")
+        if arr.ndim != 2:
+            raise ValueError(f"{name} must be 2-D of shape (n, d), got shape {arr.shape}")
+        if arr.shape[0] == 0 or arr.shape[1] == 0:
+            raise ValueError(f"{name} must be non-empty, got shape {arr.shape}")
+        arr = arr.astype(np.float64)
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{name} must be finite (no NaN or inf)")
+        out.append(arr)
+    if out[0].shape != out[1].shape:
+        raise ValueError(
+            f"Y must have the shape of X {out[0].shape} (a bijection needs equal sizes), "
+            f"got {out[1].shape}"
+        )
+    return out[0], out[1]
+
+
+def _check_cost(cost: str) -> None:
+    if cost not in COSTS:
+        raise ValueError(f"cost must be one of {COSTS}, got {cost!r}")
+
+
+def is_permutation(perm, n: int) -> bool:
+    """Whether ``perm`` holds each of ``0..n-1`` exactly once."""
+    perm = np.asarray(perm)
+    return perm.shape == (n,) and np.array_equal(np.sort(perm), np.arange(n))
+
+
+def transport_cost(X, Y, perm, cost: str = "sqeuclidean") -> float:
+    """Mean cost of the pairing ``X[i] <-> Y[perm[i]]``: ``(1/n) sum_i |x_i - y_perm(i)|^2``."""
+    X, Y = check_point_clouds(X, Y)
+    _check_cost(cost)
+    perm = np.asarray(perm)
+    if not np.issubdtype(perm.dtype, np.integer) or not is_permutation(perm, len(X)):
+        raise ValueError(f"perm must be a permutation of 0..{len(X) - 1}")
+    return float(np.mean(np.sum((X - Y[perm]) ** 2, axis=1)))
+
+
+def _gather(points: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    """points (n, d), idx (B, m) with -1 padding -> (B, m, d), padding rows zero."""
+    out = points[idx.clamp(min=0)]
+    return out * (idx >= 0).unsqueeze(-1).to(points.dtype)
+
+
+def _split(idx: torch.Tensor, P: torch.Tensor, caps: torch.Tensor) -> torch.Tensor:
+    """Greedy capacity split of every block by its soft assignment, batched.
+
+    idx (B, m) point indices (-1 = padding); P (B, m, r) soft assignment; caps (B, r) child
+    sizes. Cluster z (in order) takes the caps[:, z] rows of largest P[:, :, z] not yet taken.
+    Returns the children's indices, (B * r, max cap), -1 padded.
+    """
+    B, m, r = P.shape
+    kmax = int(caps.max())
+    score = P.masked_fill((idx < 0).unsqueeze(-1), -math.inf)
+    taken = torch.zeros(B, m, dtype=torch.bool)
+    rank_in_child = torch.arange(kmax).unsqueeze(0)  # (1, kmax)
+    children = []
+    for z in range(r):
+        s = score[:, :, z].masked_fill(taken, -math.inf)  # (B, m)
+        top = s.topk(kmax, dim=1, sorted=True).indices  # (B, kmax)
+        valid = rank_in_child < caps[:, z : z + 1]  # (B, kmax)
+        taken |= torch.zeros_like(taken).scatter(1, top, valid)
+        children.append(idx.gather(1, top).masked_fill(~valid, -1))
+    return torch.stack(children, dim=1).reshape(B * r, kmax)
+
+
+def _pair_cost(Xp: torch.Tensor, Yp: torch.Tensor, ix: torch.Tensor, iy: torch.Tensor) -> float:
+    """Mean cost of the coupling sending each X-block uniformly onto its Y-block.
+
+    For a block pair of s points: (1/s^2) sum |x - y|^2 = Var(X_b) + Var(Y_b) + |xbar - ybar|^2;
+    returns sum_b (s_b / n) of that, i.e. the transport cost of the level's block coupling.
+    """
+    mask = (ix >= 0).to(Xp.dtype)  # (B, m)
+    sizes = mask.sum(1)  # (B,)
+    Xb, Yb = _gather(Xp, ix), _gather(Yp, iy)  # (B, m, d)
+    xbar = Xb.sum(1) / sizes.unsqueeze(1)
+    ybar = Yb.sum(1) / sizes.unsqueeze(1)
+    var_x = ((Xb - xbar.unsqueeze(1)) ** 2 * mask.unsqueeze(-1)).sum((1, 2)) / sizes
+    var_y = ((Yb - ybar.unsqueeze(1)) ** 2 * mask.unsqueeze(-1)).sum((1, 2)) / sizes
+    per_block = var_x + var_y + ((xbar - ybar) ** 2).sum(1)
+    return float((per_block * sizes).sum() / sizes.sum())
+
+
+def _solve_leaves(X: np.ndarray, Y: np.ndarray, ix: np.ndarray, iy: np.ndarray, perm: np.ndarray):
+    """Exact assignment on every leaf; costs formed a chunk of leaves at a time (float64).
+
+    ix, iy (B, m) leaf indices, -1 padded at the end of a row; writes perm[ix] = iy[assignment].
+    """
+    B, m = ix.shape
+    chunk = max(1, _LEAF_CHUNK_ENTRIES // max(1, m * m * X.shape[1]))
+    sizes = (ix >= 0).sum(1)
+    for start in range(0, B, chunk):
+        cx, cy = ix[start : start + chunk], iy[start : start + chunk]
+        Xl, Yl = X[np.maximum(cx, 0)], Y[np.maximum(cy, 0)]  # (c, m, d)
+        C = ((Xl[:, :, None, :] - Yl[:, None, :, :]) ** 2).sum(-1)  # (c, m, m)
+        for j in range(len(cx)):
+            s = sizes[start + j]
+            rows, cols = linear_sum_assignment(C[j, :s, :s])
+            perm[cx[j, rows]] = cy[j, cols]
+
+
+def _check_ranks(ranks, n: int, max_rank: int) -> tuple[int, ...]:
+    try:
+        ranks = tuple(ranks)
+    except TypeError:
+        raise ValueError(f"ranks must be a sequence of integers >= 2, got {ranks!r}") from None
+    for r in ranks:
+        if isinstance(r, bool) or not isinstance(r, numbers.Integral) or r < 2:
+            raise ValueError(f"ranks must be a sequence of integers >= 2, got {ranks!r}")
+    if math.prod(ranks) > n:
+        raise ValueError(f"ranks must multiply to at most n = {n}, got {ranks!r}")
+    return tuple(int(r) for r in ranks)
+
+
+def _check_positive_int(name: str, value, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def hiref(
+    X,
+    Y,
+    *,
+    cost: str = "sqeuclidean",
+    ranks=None,
+    max_rank: int = 4,
+    leaf_size: int = 256,
+    max_depth: int = 10,
+    gamma: float = 1.0,
+    max_iter: int = 200,
+    min_iter: int = 20,
+    inner_iter: int = 5,
+    tol: float = 1e-6,
+    seed: int = 0,
+    log: bool = False,
+):
+    """Hierarchical Refinement (Halmos et al., ICML 2025, Algorithm 1): a bijection ``X -> Y``.
+
+    Parameters
+    ----------
+    X, Y : float arrays of the same shape ``(n, d)``.
+    cost : ``"sqeuclidean"`` (``|x - y|^2``, factored as ``A B^T`` with ``k = d + 2``).
+    ranks : the rank schedule ``(r_1, ..., r_k)``; by default ``rank_schedule(n, max_rank=...,
+        leaf_size=..., max_depth=...)``. Leaves get ``ceil(n / prod(ranks))`` points or fewer.
+    gamma, max_iter, min_iter, inner_iter, tol : the low-rank subsolver's step and iterations
+        (``lowrank.lowrank_ot``), used at every level.
+    seed : seeds the subsolver's initialisation; same seed, same output.
+    log : also return a dict: ``ranks``, ``leaf``, per-level ``levels`` (rank, blocks, block
+        size, seconds, subsolver iterations, converged, ``cost`` of the level's block coupling),
+        ``leaf_seconds``, ``seconds``, ``work`` (an operation count), ``cost``.
+
+    Returns
+    -------
+    perm : int64 array ``(n,)``, a permutation: ``X[i]`` is paired with ``Y[perm[i]]``.
+    """
+    begin = time.perf_counter()
+    X64, Y64 = check_point_clouds(X, Y)
+    _check_cost(cost)
+    n, d = X64.shape
+    max_rank = _check_positive_int("max_rank", max_rank, 2)
+    leaf_size = _check_positive_int("leaf_size", leaf_size, 1)
+    max_depth = _check_positive_int("max_depth", max_depth, 1)
+    if ranks is None:
+        ranks, leaf = rank_schedule(n, max_rank=max_rank, leaf_size=leaf_size, max_depth=max_depth)
+    else:
+        ranks = _check_ranks(ranks, n, max_rank)
+        leaf = -(-n // math.prod(ranks)) if ranks else n
+    for name, value in (("gamma", gamma), ("tol", tol)):
+        if not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"{name} must be a positive number, got {value!r}")
+    max_iter = _check_positive_int("max_iter", max_iter, 1)
+    min_iter = _check_positive_int("min_iter", min_iter, 0)
+    inner_iter = _check_positive_int("inner_iter", inner_iter, 1)
+    seed = _check_positive_int("seed", seed, 0)
+
+    # translation: centre both clouds on their joint mean; scale: unit mean square radius.
+    centre = 0.5 * (X64.mean(0) + Y64.mean(0))
+    X64, Y64 = X64 - centre, Y64 - centre
+    scale = math.sqrt(0.5 * (np.mean(X64**2) + np.mean(Y64**2)) * d) or 1.0
+    Xp = torch.from_numpy(X64 / scale).to(torch.float32)  # (n, d)
+    Yp = torch.from_numpy(Y64 / scale).to(torch.float32)  # (n, d)
+    generator = torch.Generator().manual_seed(seed)
+
+    ix = torch.arange(n).unsqueeze(0)  # (1, n): the frontier's X blocks, -1 padded
+    iy = torch.arange(n).unsqueeze(0)
+    levels, work = [], 0.0
+    for r in ranks:
+        t0 = time.perf_counter()
+        blocks, m = ix.shape
+        mask = ix >= 0  # (B, m)
+        sizes = mask.sum(1)  # (B,)
+        caps = torch.tensor([child_sizes(int(s), r) for s in sizes.tolist()])  # (B, r)
+        Xb, Yb = _gather(Xp, ix), _gather(Yp, iy)  # (B, m, d)
+        centre_b = (Xb.sum(1) + Yb.sum(1)) / (2 * sizes).unsqueeze(1)  # (B, d)
+        maskf = mask.unsqueeze(-1).to(Xp.dtype)
+        A, Bf = sqeuclidean_factors(
+            (Xb - centre_b.unsqueeze(1)) * maskf, (Yb - centre_b.unsqueeze(1)) * maskf
+        )  # (B, m, d + 2)
+        A, Bf = A * maskf, Bf * maskf
+        a = mask.to(Xp.dtype) / sizes.unsqueeze(1)  # (B, m)
+        g = caps.to(Xp.dtype) / sizes.unsqueeze(1)  # (B, r)
+        Q, R, _, iterations, converged = _solve(
+            A,
+            Bf,
+            a,
+            a,
+            g,
+            gamma=float(gamma),
+            max_iter=max_iter,
+            min_iter=min_iter,
+            inner_iter=inner_iter,
+            tol=float(tol),
+            generator=generator,
+        )
+        ix, iy = _split(ix, Q, caps), _split(iy, R, caps)
+        work += 2.0 * (iterations + 1) * n * r * (2 * (d + 2) + 4 * inner_iter + 4)
+        levels.append(
+            {
+                "rank": r,
+                "blocks": blocks,
+                "block_size": m,
+                "iterations": iterations,
+                "converged": converged,
+                "seconds": time.perf_counter() - t0,
+                "cost": _pair_cost(Xp, Yp, ix, iy) * scale**2,
+            }
+        )
+
+    t0 = time.perf_counter()
+    perm = np.full(n, -1, dtype=np.int64)
+    ixn, iyn = ix.numpy(), iy.numpy()
+    _solve_leaves(X64, Y64, ixn, iyn, perm)
+    sizes = (ixn >= 0).sum(1)
+    work += float(np.sum(sizes.astype(np.float64) ** 3))
+    leaf_seconds = time.perf_counter() - t0
+    if not is_permutation(perm, n):  # an invariant of the construction, never expected
+        raise RuntimeError("hiref produced a map that is not a permutation; please report")
+    if not log:
+        return perm
+    info = {
+        "ranks": tuple(ranks),
+        "leaf": int(leaf),
+        "levels": levels,
+        "leaf_seconds": leaf_seconds,
+        "seconds": time.perf_counter() - begin,
+        "work": work,
+        "cost": float(np.mean(np.sum((X64 - Y64[perm]) ** 2, axis=1))),
+    }
+    return perm, info

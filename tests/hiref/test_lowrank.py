@@ -1,0 +1,160 @@
+"""The low-rank subsolver on a factored cost and the rank schedule."""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from icml25.hiref import (
+    child_sizes,
+    lowrank_cost,
+    lowrank_ot,
+    min_partial_product_factorisation,
+    rank_schedule,
+    sqeuclidean_factors,
+)
+
+
+def factors(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2)).astype(np.float32)
+    Y = (rng.normal(size=(n, 2)) + 1.0).astype(np.float32)
+    A, B = sqeuclidean_factors(torch.from_numpy(X), torch.from_numpy(Y))
+    return X, Y, A.numpy(), B.numpy()
+
+
+def test_factors_give_the_squared_euclidean_cost():
+    X, Y, A, B = factors(50)
+    C = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(A @ B.T, C, rtol=1e-4, atol=1e-4)
+
+
+def test_marginals_within_tolerance():
+    _, _, A, B = factors()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        Q, R, log = lowrank_ot(A, B, 5, log=True)
+    assert Q.shape == R.shape == (300, 5)
+    assert (Q >= 0).all() and (R >= 0).all()
+    np.testing.assert_allclose(Q.sum(1), 1 / 300, rtol=1e-4)  # rows exact: a
+    np.testing.assert_allclose(R.sum(1), 1 / 300, rtol=1e-4)  # rows exact: b
+    np.testing.assert_allclose(Q.sum(0), 1 / 5, atol=1e-3)  # columns: g, Sinkhorn tolerance
+    np.testing.assert_allclose(R.sum(0), 1 / 5, atol=1e-3)
+    assert log["marginal_error_g"] < 5e-3
+
+
+def test_objective_decreases_below_the_independent_coupling():
+    X, Y, A, B = factors()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        Q, R, log = lowrank_ot(A, B, 4, log=True)
+    independent = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1).mean()  # rank-1 coupling
+    value = lowrank_cost(A, B, Q, R)
+    assert value < 0.8 * independent
+    assert float(log["objective"][-1][0]) < float(log["objective"][0][0])
+
+
+def test_batched_equals_one_by_one_and_is_seeded():
+    _, _, A1, B1 = factors(100, seed=1)
+    _, _, A2, B2 = factors(100, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        Qb, Rb = lowrank_ot(np.stack([A1, A2]), np.stack([B1, B2]), 3, seed=4)
+        Qb2, _ = lowrank_ot(np.stack([A1, A2]), np.stack([B1, B2]), 3, seed=4)
+    assert Qb.shape == (2, 100, 3)
+    np.testing.assert_array_equal(Qb, Qb2)
+    np.testing.assert_allclose(Qb.sum(-1), 1 / 100, rtol=1e-4)
+
+
+def test_non_uniform_marginals_and_padding_rows():
+    _, _, A, B = factors(40)
+    a = np.full(40, 1 / 38, dtype=np.float32)
+    a[-2:] = 0.0  # two padding rows
+    g = np.array([0.5, 0.3, 0.2], dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        Q, R = lowrank_ot(A, B, 3, a=a, b=a, g=g)
+    assert np.all(Q[-2:] == 0) and np.all(R[-2:] == 0)
+    np.testing.assert_allclose(Q.sum(0), g, atol=1e-3)
+
+
+def test_warns_when_not_converged():
+    _, _, A, B = factors()
+    with pytest.warns(RuntimeWarning, match="did not converge"):
+        lowrank_ot(A, B, 4, max_iter=2, min_iter=0, tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"rank": 0}, "rank"),
+        ({"rank": 10_000}, "rank"),
+        ({"rank": 2.5}, "rank"),
+        ({"a": np.ones(7)}, "a"),
+        ({"b": -np.ones(300) / 300}, "b"),
+        ({"g": np.array([0.5, 0.6])}, "g"),
+        ({"gamma": 0.0}, "gamma"),
+        ({"tol": -1.0}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"inner_iter": 0}, "inner_iter"),
+        ({"seed": -3}, "seed"),
+    ],
+)
+def test_bad_arguments_raise(kwargs, name):
+    _, _, A, B = factors()
+    args = {"rank": 2, **kwargs}
+    rank = args.pop("rank")
+    with pytest.raises(ValueError, match=name):
+        lowrank_ot(A, B, rank, **args)
+
+
+def test_bad_factors_raise():
+    _, _, A, B = factors()
+    with pytest.raises(ValueError, match="B"):
+        lowrank_ot(A, B[:10], 2)
+    with pytest.raises(ValueError, match="A"):
+        lowrank_ot(A.astype(np.int64), B, 2)
+    A = A.copy()
+    A[0, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        lowrank_ot(A, B, 2)
+
+
+def test_rank_schedule_follows_the_paper_when_n_divides():
+    # the paper's objective r1 + r1 r2 + ... over factorisations of n / leaf
+    assert min_partial_product_factorisation(64, 6, 4) == (4, 4, 4)
+    assert min_partial_product_factorisation(1024, 6, 16) == (4, 16, 16)
+    assert min_partial_product_factorisation(17, 6, 16) is None
+    assert rank_schedule(4096) == ((4, 4), 256)
+    assert rank_schedule(4096, leaf_size=64) == ((4, 4, 4), 64)
+    assert rank_schedule(1024, max_rank=16, leaf_size=128) == ((8,), 128)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 64, 65, 127, 1031, 10_007, 2**20, 10**6, 84_172])
+def test_rank_schedule_any_n(n):
+    ranks, leaf = rank_schedule(n, max_rank=4, leaf_size=64, max_depth=10)
+    assert leaf <= 64
+    assert all(2 <= r <= 4 for r in ranks)
+    assert -(-n // int(np.prod(ranks))) == leaf
+
+
+def test_child_sizes_balanced():
+    assert child_sizes(10, 4) == [3, 3, 2, 2]
+    assert sum(child_sizes(10_007, 16)) == 10_007
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"n": 0}, "n"),
+        ({"n": 2.0}, "n"),
+        ({"max_rank": 1}, "max_rank"),
+        ({"leaf_size": 0}, "leaf_size"),
+    ],
+)
+def test_rank_schedule_bad_input(kwargs, name):
+    args = {"n": 100, **kwargs}
+    n = args.pop("n")
+    with pytest.raises(ValueError, match=name):
+        rank_schedule(n, **args)
