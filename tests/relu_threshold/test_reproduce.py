@@ -16,5 +16,6 @@ def test_smoke_pipeline_and_the_claims_a_short_run_can_show(tmp_path):
     # control away from it (c) and to align (d); interpolation below the threshold (b) needs
     # the default scale's 40,000 steps, so at smoke scale it is measured but not expected.
     assert {k: verdicts[k] for k in ("a1", "a2", "a3", "c", "d")} == dict.fromkeys(
-        ("a1", "a2", "a3", "c", "d"), "reproduced")
+        ("a1", "a2", "a3", "c", "d"), "reproduced"
+    )
     assert verdicts["b"] in {"reproduced", "not reproduced"}

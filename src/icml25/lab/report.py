@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from datetime import UTC, datetime
+from importlib import resources
 from pathlib import Path
 
 import markdown
@@ -32,13 +33,10 @@ def build(runs: Path, out: Path) -> Path:
         found = store.summaries(runs, card.slug)
         if found:
             _copy_figures(runs, out, card.slug, found)
-            readme = card.readme()
             page = env.get_template("paper.html").render(
                 card=card,
                 runs=[found[s] for s in SCALE_NAMES if s in found],
-                readme=markdown.markdown(readme, extensions=["tables", "fenced_code"])
-                if readme
-                else "",
+                readme=_readme_html(card, out),
                 stamp=stamp,
             )
             (out / f"{card.slug}.html").write_text(page, encoding="utf-8")
@@ -48,6 +46,19 @@ def build(runs: Path, out: Path) -> Path:
         env.get_template("index.html").render(papers=papers, stamp=stamp), encoding="utf-8"
     )
     return index
+
+
+def _readme_html(card: catalog.Card, out: Path) -> str:
+    """The paper's README as HTML; the images it links (``figures/*.png`` beside it) are copied
+    to ``<slug>/readme-figures/`` so that they show from the report's folder too."""
+    readme = card.readme()
+    if not readme:
+        return ""
+    folder = resources.files("icml25").joinpath(card.slug, "figures")
+    if folder.is_dir():
+        shutil.copytree(Path(str(folder)), out / card.slug / "readme-figures", dirs_exist_ok=True)
+    html = markdown.markdown(readme, extensions=["tables", "fenced_code"])
+    return html.replace('src="figures/', f'src="{card.slug}/readme-figures/')
 
 
 def _copy_figures(runs: Path, out: Path, slug: str, found: dict[str, dict]) -> None:
