@@ -17,7 +17,6 @@ import json
 import os
 import pickle
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,11 +91,3 @@ def latest(runs: Path, slug: str) -> dict[str, Any] | None:
         if scale in found:
             return found[scale]
     return None
-
-
-def papers_with_runs(runs: Path) -> Iterator[str]:
-    runs = Path(runs)
-    if runs.is_dir():
-        for child in sorted(runs.iterdir()):
-            if child.is_dir() and any((child / s / "summary.json").is_file() for s in SCALE_NAMES):
-                yield child.name
