@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import joblib
+from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from icml25.lab import catalog, store
@@ -166,7 +167,9 @@ def _execute(
             module = importlib.import_module(module_path(slug))
             if threads is not None and "torch" in sys.modules:
                 sys.modules["torch"].set_num_threads(threads)
-            record = {"status": "ok", "output": module.run_cell(config, cell, seed)}
+            # workers side by side: BLAS (OpenBLAS, MKL) gets the same share of the cores
+            with threadpool_limits(threads) if threads is not None else contextlib.nullcontext():
+                record = {"status": "ok", "output": module.run_cell(config, cell, seed)}
         except Exception:  # a failed cell must not stop the others
             record = {"status": "failed", "traceback": traceback.format_exc()}
     record.update(

@@ -1,0 +1,97 @@
+"""Multiclass linear data with a known RCN noise matrix (the paper's learning problem).
+
+Diakonikolas, Ma, Ren & Tzamos (ICML 2025), Section 1: a multiclass linear classifier is
+``f(x) = argmax_{i in [k]} w_i . x`` (ties broken by the smallest index); the learner sees
+``(x, y~)`` with ``x ~ D_x`` on ``R^d`` and ``y~`` the RCN corruption of ``f(x)`` by ``H``.
+
+The paper is distribution-free: ``D_x`` is arbitrary. We offer two marginals (our choice; the
+paper has no experiments), both with a last coordinate equal to 1 so that the homogeneous
+classifier has per-class offsets:
+
+- ``"gaussian"``: ``z ~ N(0, I_{d-1})``, symmetric about the origin;
+- ``"skewed"``: a two-component Gaussian mixture, weight 0.7 on ``N(mu, I)`` and 0.3 on
+  ``N(-2 mu, 0.25 I)`` with ``mu = (1, 0.5, 0, ..., 0)``: mean ``mu / 10``, skewed, so that
+  averaging-type estimators (``E[y x]``) are biased and a learner must do real work.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from icml25.common.validate import check_int
+from icml25.mlc_rcn.noise import apply_rcn, check_noise_matrix
+
+MARGINALS = ("gaussian", "skewed")
+
+
+def check_features(X, d: int | None = None) -> np.ndarray:
+    """``X`` as a finite float ``(n, d)`` array with ``n >= 1``, or ValueError."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"X must be a non-empty (n, d) array, got shape {X.shape}")
+    if d is not None and X.shape[1] != d:
+        raise ValueError(f"X must have {d} columns to match W, got {X.shape[1]}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X must be finite")
+    return X
+
+
+def check_weights(W) -> np.ndarray:
+    """``W`` as a finite float ``(k, d)`` array with ``k >= 2``, or ValueError."""
+    W = np.asarray(W, dtype=float)
+    if W.ndim != 2 or W.shape[0] < 2 or W.shape[1] < 1:
+        raise ValueError(f"W must be a (k, d) array with k >= 2, got shape {W.shape}")
+    if not np.all(np.isfinite(W)):
+        raise ValueError("W must be finite")
+    return W
+
+
+def linear_classifier(W, X) -> np.ndarray:
+    """``f(x) = argmax_i w_i . x`` for ``W`` (k, d), ``X`` (n, d); ties go to the smallest
+    index (the paper's convention, and ``np.argmax``'s). Returns ``(n,)`` labels."""
+    W = check_weights(W)
+    X = check_features(X, W.shape[1])
+    return np.argmax(X @ W.T, axis=1)  # (n,)
+
+
+def sample_marginal(n: int, d: int, seed, marginal: str = "gaussian") -> np.ndarray:
+    """``n`` inputs in ``R^d`` (last coordinate 1) from ``"gaussian"`` or ``"skewed"``."""
+    n = check_int("n", n, minimum=1)
+    d = check_int("d", d, minimum=3)
+    if marginal not in MARGINALS:
+        raise ValueError(f"marginal must be one of {MARGINALS}, got {marginal!r}")
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((n, d - 1))  # (n, d-1)
+    if marginal == "skewed":
+        mu = np.zeros(d - 1)
+        mu[:2] = (1.0, 0.5)
+        far = rng.random(n) < 0.3  # (n,) the second, tighter component
+        z = np.where(far[:, None], 0.5 * z - 2.0 * mu, z + mu)
+    return np.hstack([z, np.ones((n, 1))])  # (n, d)
+
+
+def random_classifier(k: int, d: int, seed, offset_scale: float = 0.5) -> np.ndarray:
+    """A random multiclass linear classifier ``W`` (k, d): Gaussian directions on the first
+    ``d - 1`` coordinates, offsets ``N(0, offset_scale^2)`` on the constant coordinate."""
+    k = check_int("k", k, minimum=2)
+    d = check_int("d", d, minimum=3)
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((k, d))
+    W[:, -1] *= offset_scale
+    return W
+
+
+def make_rcn_data(n: int, W, H, seed, marginal: str = "gaussian"):
+    """A sample of the paper's problem: ``X`` (n, d) from the marginal, clean labels
+    ``y = f(X)`` (n,), noisy labels ``y~`` (n,) drawn from rows ``H[y]``.
+
+    Returns ``(X, y, y_noisy)``.
+    """
+    W = check_weights(W)
+    H = check_noise_matrix(H)
+    if H.shape[0] != W.shape[0]:
+        raise ValueError(f"H must be ({W.shape[0]}, {W.shape[0]}) to match W, got {H.shape}")
+    rng = np.random.default_rng(seed)  # int, SeedSequence or Generator
+    X = sample_marginal(n, W.shape[1], rng, marginal)
+    y = linear_classifier(W, X)
+    return X, y, apply_rcn(y, H, rng)

@@ -1,0 +1,118 @@
+"""Random classification noise (RCN) with a known noise matrix ``H``.
+
+Diakonikolas, Ma, Ren & Tzamos, *Statistical Query Hardness of Multiclass Linear Classification
+with Random Classification Noise*, ICML 2025 (arXiv 2502.11413), Section 1: a true label ``i``
+is flipped to ``j`` with probability ``H_ij`` (``H`` is row-stochastic, row = true label), and
+the *separation* is ``sigma = min_{i != j} H_ii - H_ij``.
+
+Closed forms used throughout (``f`` the clean classifier, ``x`` any input):
+
+- noisy posterior ``P(y~ = j | x) = H_{f(x), j}``;
+- the Bayes classifier of the noisy labels is ``argmax_j H_{f(x), j}``, which is ``f(x)`` for
+  every ``x`` when ``sigma > 0``;
+- the noisy 0-1 error of a hypothesis ``h`` is ``err(h) = 1 - E_x H_{f(x), h(x)}``; it is smallest
+  for ``h = f`` when ``sigma >= 0``, ``opt = 1 - E_x H_{f(x), f(x)}``, and
+  ``err(h) - opt = E_x [H_{f(x), f(x)} - H_{f(x), h(x)}] >= sigma P(h != f)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from icml25.common.validate import check_int, check_real
+
+
+def check_noise_matrix(H) -> np.ndarray:
+    """``H`` as a float ``(k, k)`` row-stochastic matrix with ``k >= 2``, or ValueError."""
+    H = np.asarray(H, dtype=float)
+    if H.ndim != 2 or H.shape[0] != H.shape[1] or H.shape[0] < 2:
+        raise ValueError(f"H must be a square (k, k) matrix with k >= 2, got shape {H.shape}")
+    if not np.all(np.isfinite(H)) or np.any(H < 0) or not np.allclose(H.sum(axis=1), 1.0):
+        raise ValueError("H must be row-stochastic: non-negative entries, each row summing to 1")
+    return H
+
+
+def check_labels(name: str, y, k: int, n: int | None = None) -> np.ndarray:
+    """``y`` as an int array of labels in ``{0, ..., k-1}`` (length ``n`` if given)."""
+    y = np.asarray(y)
+    if y.ndim != 1 or (y.size and not np.issubdtype(y.dtype, np.integer)):
+        raise ValueError(
+            f"{name} must be a 1-d integer array, got dtype {y.dtype}, shape {y.shape}"
+        )
+    if n is not None and y.shape[0] != n:
+        raise ValueError(f"{name} must have length {n}, got {y.shape[0]}")
+    if y.size and (y.min() < 0 or y.max() >= k):
+        raise ValueError(f"{name} must take values in 0..{k - 1}")
+    return y.astype(np.int64)
+
+
+def separation(H) -> float:
+    """``sigma = min_{i != j} H_ii - H_ij`` (the paper's separation; negative when some row puts
+    more mass on a wrong label than on the right one)."""
+    H = check_noise_matrix(H)
+    gaps = np.diag(H)[:, None] - H  # (k, k), H_ii - H_ij
+    np.fill_diagonal(gaps, np.inf)
+    return float(gaps.min())
+
+
+def symmetric_noise_matrix(k: int, eta: float) -> np.ndarray:
+    """``H = (1 - eta) I + eta / (k - 1) (11^T - I)``: the label is kept with probability
+    ``1 - eta`` and otherwise replaced by one of the ``k - 1`` others uniformly; separation
+    ``1 - eta k / (k - 1)``. Shape ``(k, k)``."""
+    k = check_int("k", k, minimum=2)
+    eta = check_real("eta", eta, low=0.0, high=1.0)
+    return (1.0 - eta) * np.eye(k) + eta / (k - 1) * (1.0 - np.eye(k))
+
+
+def random_noise_matrix(k: int, alpha: float, seed) -> np.ndarray:
+    """A random noise matrix ``H = (1 - alpha) I + alpha R`` with ``R`` row-stochastic with
+    Dirichlet(1) rows. ``alpha`` is the noise level (its separation may have either sign for
+    large ``alpha``; read it with :func:`separation`). Shape ``(k, k)``."""
+    k = check_int("k", k, minimum=2)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0)
+    R = np.random.default_rng(seed).dirichlet(np.ones(k), size=k)  # (k, k)
+    return (1.0 - alpha) * np.eye(k) + alpha * R
+
+
+def apply_rcn(y, H, seed) -> np.ndarray:
+    """Corrupt clean labels ``y`` (n,) with RCN: ``y~_t = j`` with probability ``H[y_t, j]``,
+    independently (inverse-CDF sampling of each row). Returns ``(n,)`` ints."""
+    H = check_noise_matrix(H)
+    y = check_labels("y", y, H.shape[0])
+    cdf = np.cumsum(H, axis=1)  # (k, k)
+    cdf[:, -1] = 1.0
+    u = np.random.default_rng(seed).random(y.shape[0])  # (n,)
+    return (u[:, None] >= cdf[y]).sum(axis=1)
+
+
+def noisy_posterior(H, y) -> np.ndarray:
+    """``P(y~ = j | x) = H_{f(x), j}`` for clean labels ``y = f(x)`` (n,): shape ``(n, k)``."""
+    H = check_noise_matrix(H)
+    return H[check_labels("y", y, H.shape[0])]
+
+
+def noisy_bayes_classifier(H, y) -> np.ndarray:
+    """Bayes classifier of the noisy labels, ``argmax_j H_{f(x), j}`` (n,) (ties: smallest j)."""
+    return np.argmax(noisy_posterior(H, y), axis=1)
+
+
+def noisy_error(H, y, h) -> float:
+    """Expected 0-1 error of predictions ``h`` against the noisy labels, the noise integrated out
+    exactly: ``1 - mean_t H[y_t, h_t]`` for clean labels ``y`` (n,) and predictions ``h`` (n,)."""
+    H = check_noise_matrix(H)
+    y = check_labels("y", y, H.shape[0])
+    h = check_labels("h", h, H.shape[0], n=y.shape[0])
+    return float(1.0 - H[y, h].mean())
+
+
+def optimal_error(H, y) -> float:
+    """``opt = 1 - mean_t H[y_t, y_t]``: the noisy error of the clean classifier itself, the least
+    achievable when ``sigma >= 0``."""
+    H = check_noise_matrix(H)
+    y = check_labels("y", y, H.shape[0])
+    return float(1.0 - np.diag(H)[y].mean())
+
+
+def excess_error(H, y, h) -> float:
+    """``err(h) - opt = mean_t (H[y_t, y_t] - H[y_t, h_t])`` (>= sigma * disagreement)."""
+    return noisy_error(H, y, h) - optimal_error(H, y)

@@ -1,0 +1,39 @@
+import numpy as np
+
+import icml25.steer_learners.reproduce as sl
+from icml25.lab import runner
+
+
+def test_cells_cover_every_part():
+    config = sl.SCALES["default"]
+    cells = sl.cells(config)
+    assert [c["rho"] for c in cells if c["part"] == "path"] == list(config.rhos)
+    steer = [c for c in cells if c["part"] == "steer"]
+    assert len(steer) == len(sl.GAMES) * 2 * config.steer_seeds
+    assert all(cfg.n_epochs >= 6 for cfg in sl.SCALES.values())  # >= 5 epoch-to-epoch ratios
+
+
+def test_claims_keep_the_issue_thresholds():
+    by_id = {c.id: c for c in sl.CLAIMS}
+    assert (by_id["a1"].comparison, by_id["a1"].threshold) == ("<=", 0.3)
+    assert (by_id["a2"].comparison, by_id["a2"].threshold) == ("<=", 0.3)
+    for p in ("b", "c"):
+        assert (by_id[f"{p}1"].comparison, by_id[f"{p}1"].threshold) == ("<=", 0.7)
+        assert (by_id[f"{p}2"].comparison, by_id[f"{p}2"].threshold) == ("<=", 0.7)
+
+
+def test_schedules_share_rounds_and_start():
+    config = sl.SCALES["default"]
+    game, _, _ = sl.rideshare_problem(config)
+    geo, const = (sl.schedule(config, game, k) for k in ("geometric", "constant"))
+    np.testing.assert_array_equal(geo[2], const[2])
+    assert geo[0][0] == const[0][-1] and geo[0][-1] == geo[0][0] / 2 ** (config.n_epochs - 1)
+    assert game.mu * geo[0][0] * geo[2][0] >= config.contraction
+
+
+def test_smoke_claims_hold(tmp_path):
+    summary = runner.run(["steer_learners"], scale="smoke", out=tmp_path, jobs=1)["steer_learners"]
+    assert summary["cells"]["failed"] == 0, summary["failures"]
+    assert [c["verdict"] for c in summary["claims"]] == ["reproduced"] * len(sl.CLAIMS)
+    assert summary["measurements"]["path_max_rel_error_vs_closed_form"] < 0.1
+    assert summary["measurements"]["path_bound_holds_fraction"] == 1.0
