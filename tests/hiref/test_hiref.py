@@ -83,6 +83,31 @@ def test_user_ranks_and_unequal_blocks():
     assert info["leaf"] == 48
 
 
+def test_restarts_keep_the_lowest_objective_per_block():
+    # the level-1 LR objective with k starts is the minimum over those starts: each start alone
+    # (same generator stream: start j of the batch is start j of a 1-block run) is never lower
+    # (a fixed number of iterations, so that the batch's stopping test cannot differ)
+    X, Y = clouds(600, seed=10)
+    fixed = {"ranks": (3,), "max_iter": 40, "min_iter": 40, "seed": 11, "log": True}
+    _, with_four = hiref(X, Y, restarts=4, **fixed)
+    _, with_one = hiref(X, Y, restarts=1, **fixed)
+    assert with_four["levels"][0]["lr_objective"] <= with_one["levels"][0]["lr_objective"] + 1e-5
+
+
+def test_restarts_improve_a_torn_data_set():
+    # checkerboard (five squares to four), n = 1024: one start often cuts a square in two;
+    # the best of 8 starts is within 0.2% of exact on all three seeds (measured 1.0003-1.0005)
+    from icml25.hiref.datasets import sample
+
+    for seed in range(3):
+        X, Y = sample("checkerboard", 1024, seed)
+        C = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
+        rows, cols = linear_sum_assignment(C)
+        perm = hiref(X, Y, restarts=8, seed=seed)
+        assert is_permutation(perm, 1024)
+        assert transport_cost(X, Y, perm) <= 1.002 * C[rows, cols].mean()
+
+
 BAD = [
     ("X", lambda X, Y: (X[:10], Y)),  # different sizes
     ("Y", lambda X, Y: (X, Y[:, :1])),  # different dimensions
@@ -118,6 +143,7 @@ def test_bad_point_clouds_raise(name, make):
         ({"tol": 0}, "tol"),
         ({"max_iter": 0}, "max_iter"),
         ({"inner_iter": 0}, "inner_iter"),
+        ({"restarts": 0}, "restarts"),
         ({"seed": -1}, "seed"),
         ({"seed": 1.5}, "seed"),
     ],
