@@ -1,0 +1,5 @@
+import pytest
+
+pytest.importorskip("dionysus")
+pytest.importorskip("gudhi")
+pytest.importorskip("sklearn")
