@@ -1,0 +1,122 @@
+"""Brute-force pure Nash equilibria of the group game on small discrete instances, and the Price
+of Anarchy (Yu, Yao & Pan, ICML 2025, Section 4).
+
+Every creator chooses one of ``q`` contents; content ``a`` has relevance ``R[a, j]`` to user
+``j`` (``R`` ``(q, m)``, the discrete version of ``sigma_ij = <s_i, x_j>``; binary when
+``R`` is 0/1). A profile is a pure Nash equilibrium (PNE) of the group game when no group ``G``
+can raise ``U_G = sum_{i in G} u_i`` by changing its members' contents jointly. The Price of
+Anarchy is ``PoA = max_s W(s) / min_{s PNE} W(s)``. The paper proves ``PoA <= K + 1`` with
+engagement rewards (``<= 2`` for binary relevance) and that exposure rewards admit instances
+with arbitrarily large PoA.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from icml25.common.validate import check_int, check_real
+from icml25.creator_groups.game import (
+    REWARDS,
+    _matching,
+    _rewards,
+    check_game,
+    check_groups,
+)
+
+MAX_PROFILES = 2**20  # q^n above this is refused: the enumeration is exponential
+
+
+@dataclass(frozen=True)
+class Equilibria:
+    """Every profile of a discrete game: ``profiles`` ``(q^n, n)`` content indices,
+    ``welfare`` ``(q^n,)``, ``utilities`` ``(q^n, G)`` and ``is_pne`` ``(q^n,)``."""
+
+    profiles: np.ndarray
+    welfare: np.ndarray
+    utilities: np.ndarray
+    is_pne: np.ndarray
+
+    @property
+    def optimum(self) -> float:
+        """``max_s W(s)`` over all profiles."""
+        return float(self.welfare.max())
+
+    @property
+    def pne_welfare(self) -> np.ndarray:
+        """``W`` at each PNE ``(#PNE,)`` (empty when there is none)."""
+        return self.welfare[self.is_pne]
+
+    @property
+    def price_of_anarchy(self) -> float:
+        """``max_s W(s) / min_{PNE} W(s)``; nan if no PNE exists, inf if a PNE has ``W <= 0``."""
+        if not self.is_pne.any():
+            return float("nan")
+        worst = float(self.pne_welfare.min())
+        return self.optimum / worst if worst > 0 else float("inf")
+
+
+def all_profiles(n: int, q: int) -> np.ndarray:
+    """All ``q^n`` profiles ``(q^n, n)`` in C order (creator 0 varies slowest)."""
+    n = check_int("n", n, minimum=1)
+    q = check_int("q", q, minimum=1)
+    if q**n > MAX_PROFILES:
+        raise ValueError(f"q^n must be at most {MAX_PROFILES} profiles, got {q}^{n} = {q**n}")
+    return np.stack(np.unravel_index(np.arange(q**n), (q,) * n), axis=1)
+
+
+def brute_force_equilibria(
+    R,
+    p,
+    n: int,
+    K: int,
+    beta: float,
+    groups,
+    reward: str = "engagement",
+    tol: float = 1e-10,
+) -> Equilibria:
+    """Enumerate every profile of ``n`` creators over the contents ``R`` ``(q, m)`` and mark the
+    group PNE. ``tol``: a deviation must gain more than ``tol`` to count (rounding is not a gain).
+
+    For each group ``G`` the best joint deviation is the maximum of ``U_G`` over the axes of
+    ``G``'s members in the ``(q,) * n`` tensor of profiles, so the whole check is vectorised.
+    """
+    R = np.asarray(R, dtype=float)
+    if R.ndim != 2:
+        raise ValueError(f"R must be a (q, m) relevance matrix, got shape {R.shape}")
+    profiles = all_profiles(n, R.shape[0])  # (P, n)
+    sigma = R[profiles]  # (P, n, m)
+    sigma, p, K, beta = check_game(sigma, p, K, beta)
+    labels = check_groups(groups, n)
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+    tol = check_real("tol", tol, low=0.0, high=np.inf, high_open=True)
+    welfare = _matching(sigma, K, beta)[1] @ p  # (P,)
+    member = labels[:, None] == np.arange(labels.max() + 1)  # (n, G)
+    utilities = _rewards(sigma, p, K, beta, reward) @ member  # (P, G)
+    shape = (R.shape[0],) * n
+    is_pne = np.ones(len(profiles), dtype=bool)
+    for g in range(member.shape[1]):
+        U = utilities[:, g].reshape(shape)
+        best = np.max(U, axis=tuple(np.flatnonzero(member[:, g])), keepdims=True)
+        is_pne &= (U >= np.broadcast_to(best, shape) - tol).ravel()
+    return Equilibria(profiles, welfare, utilities, is_pne)
+
+
+def exposure_trap(K: int, epsilon: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """A discrete instance on which exposure rewards have a large PoA (our construction).
+
+    ``K + 1`` users of equal weight; content ``a < K + 1`` serves user ``a`` alone (relevance
+    1), the last content is a near-useless "generic" one (relevance ``epsilon`` to everyone);
+    ``n = K + 1`` creators. When all creators form one group, the group's total exposure
+    ``sum_j p_j sum_i P(i|j) = sum_j p_j`` is the same in every profile, so every profile is a
+    PNE, including "everyone generic" with ``W = epsilon + beta log K``, while one creator per
+    user gives ``W ~ 1``: the PoA grows without bound as ``epsilon, beta -> 0``.
+
+    Returns ``R`` ``(K + 2, K + 1)``, ``p`` ``(K + 1,)`` and ``n``.
+    """
+    K = check_int("K", K, minimum=1)
+    epsilon = check_real("epsilon", epsilon, low=0.0, high=1.0, low_open=True, high_open=True)
+    R = np.vstack([np.eye(K + 1), np.full((1, K + 1), epsilon)])  # (K + 2, K + 1)
+    return R, np.full(K + 1, 1.0 / (K + 1)), K + 1
