@@ -1,0 +1,159 @@
+"""Normalized loss curves, the collapse deviation, the seed noise floor and their ingredients.
+
+Qiu et al., *Scaling Collapse Reveals Universal Dynamics in Compute-Optimally Trained Neural
+Networks*, ICML 2025. With ``L(t, p, w)`` the loss of a model of ``p`` parameters and seed ``w``
+after ``t`` of its ``t*(p)`` compute-optimal steps and ``L0`` the irreducible loss:
+
+- normalized curve (Eq. 1):   ``l(x, p, w) = (L(x t*(p), p, w) - L0) / (L(t*(p), p, w) - L0)``;
+- collapse deviation:         ``Delta(x) = sd_{p,w}[l(x, p, w)] / mean_{p,w}[l(x, p, w)]``;
+- seed noise floor:           ``sigma(x, p) = sd_w[L(x t*(p), p, w) - L0] / mean_w[L - L0]``;
+- supercollapse: ``Delta(x) < sigma(x)``, the curves of different sizes agree better than one
+  size's curve is known from its seeds;
+- ``L0`` from the compute-optimal end points by ``L = L0 + a c^-b``, a Huber loss on log L;
+- compute-optimal horizons from a fitted frontier ``c*(p) = kappa p^(1 + gamma)``, i.e.
+  ``t*(p) ∝ p^gamma`` samples;
+- for a sum of power laws ``L = L0 + t^-mu + p^-nu`` trained compute-optimally,
+  ``l(x) = (r x^-mu + 1) / (r + 1)`` with ``r = nu / mu``, the same for every ``p`` (Sec. 4).
+
+Standard deviations are sample ones (``ddof = 1``) in both ``Delta`` and ``sigma``.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from icml25.common.validate import check_int, check_real
+
+
+def normalized_curves(loss, L0: float) -> np.ndarray:
+    """``l = (L - L0) / (L[..., -1] - L0)``: curves ``(..., X)`` whose last point is ``x = 1``."""
+    loss = np.asarray(loss, dtype=float)
+    L0 = check_real("L0", L0, low=-np.inf, high=np.inf, high_open=True, low_open=True)
+    if loss.ndim < 1 or loss.shape[-1] < 2:
+        raise ValueError(f"loss must have shape (..., X) with X >= 2, got {loss.shape}")
+    final = loss[..., -1:] - L0
+    if np.any(final <= 0):
+        raise ValueError("L0 must lie below every final loss")
+    return (loss - L0) / final
+
+
+def collapse_deviation(ell) -> np.ndarray:
+    """``Delta(x)``: spread of the normalized curves ``l (P, W, X)`` over sizes and seeds,
+    relative to their mean; returns ``(X,)``."""
+    ell = _curves("l", ell)
+    pooled = ell.reshape(-1, ell.shape[-1])  # (P W, X)
+    return pooled.std(axis=0, ddof=1) / pooled.mean(axis=0)
+
+
+def noise_floor(loss, L0: float) -> np.ndarray:
+    """``sigma(x, p)``: seed-to-seed spread of ``L - L0`` relative to its mean, for raw curves
+    ``loss (P, W, X)`` on a common grid of ``x``; returns ``(P, X)``."""
+    excess = _curves("loss", loss) - L0
+    return excess.std(axis=1, ddof=1) / excess.mean(axis=1)
+
+
+def _curves(name: str, a) -> np.ndarray:
+    a = np.asarray(a, dtype=float)
+    if a.ndim != 3 or a.shape[1] < 2:
+        raise ValueError(f"{name} must have shape (P, W, X) with W >= 2 seeds, got {a.shape}")
+    return a
+
+
+def fit_irreducible_loss(compute, loss, delta: float = 1e-3, starts: int = 3) -> dict[str, float]:
+    """Fit ``L = L0 + a c^-b`` to end points ``(c_i, L_i)`` by a Huber loss (threshold
+    ``delta``) on the residuals of ``log L`` (``scipy.optimize.least_squares``, all parameters
+    >= 0), best of a grid of ``starts^2`` initial ``(L0, b)``; compute is rescaled by its smallest
+    value inside. Returns ``L0, a, b`` and ``r2`` (on log L), as the official notebook's fit."""
+    c, L = np.asarray(compute, dtype=float), np.asarray(loss, dtype=float)
+    if c.shape != L.shape or c.ndim != 1 or c.size < 3:
+        raise ValueError("compute and loss must be 1-d arrays of the same length >= 3")
+    if np.any(c <= 0) or np.any(L <= 0):
+        raise ValueError("compute and loss must be positive")
+    starts = check_int("starts", starts, minimum=1)
+    u = c / c.min()
+
+    def residuals(theta):  # (n,)
+        L0, a, b = theta
+        return np.log(L0 + a * u**-b) - np.log(L)
+
+    fits = []
+    for L0, b in product(np.linspace(0.0, 0.9, starts) * L.min(), np.geomspace(0.03, 1.0, starts)):
+        a = max(L.max() - L0, 1e-12)
+        fits.append(
+            least_squares(residuals, [L0, a, b], bounds=(0, np.inf), loss="huber", f_scale=delta)
+        )
+    L0, a, b = min(fits, key=lambda r: r.cost).x
+    r = residuals((L0, a, b))
+    r2 = 1.0 - np.sum(r**2) / np.sum((np.log(L) - np.log(L).mean()) ** 2)
+    return {"L0": float(L0), "a": float(a * c.min() ** b), "b": float(b), "r2": float(r2)}
+
+
+def compute_frontier(compute: list, loss: list, n_points: int = 200):
+    """The Pareto frontier of loss against compute over several models' curves.
+
+    ``compute[i], loss[i]`` are the curve of model ``i`` (increasing compute); on ``n_points``
+    log-spaced computes inside the range all curves cover at least one of, returns
+    ``(c (n,), L_min (n,), best (n,))`` with ``best`` the index of the winning model (log-log
+    linear interpolation of each curve, as the official notebook)."""
+    if len(compute) != len(loss) or not compute:
+        raise ValueError("compute and loss must be equally long, non-empty lists of curves")
+    lo = min(np.min(np.asarray(c)[np.asarray(c) > 0]) for c in compute)
+    hi = max(np.max(c) for c in compute)
+    grid = np.geomspace(lo, hi, n_points)
+    interp = np.full((len(compute), n_points), np.inf)
+    for i, (c, L) in enumerate(zip(compute, loss, strict=True)):
+        c, L = np.asarray(c, dtype=float), np.asarray(L, dtype=float)
+        ok = c > 0
+        inside = (grid >= c[ok].min()) & (grid <= c[ok].max())
+        interp[i, inside] = np.exp(np.interp(np.log(grid[inside]), np.log(c[ok]), np.log(L[ok])))
+    best = interp.argmin(axis=0)
+    return grid, interp[best, np.arange(n_points)], best
+
+
+def fit_frontier_exponent(params, compute) -> tuple[float, float]:
+    """Fit ``c*(p) = kappa p^(1 + gamma)`` to compute-optimal pairs (least squares in log-log, as
+    the official notebook); returns ``(kappa, gamma)``: horizons then grow as ``p^gamma``."""
+    p, c = np.asarray(params, dtype=float), np.asarray(compute, dtype=float)
+    if p.shape != c.shape or p.ndim != 1 or np.unique(p).size < 2:
+        raise ValueError("params and compute must be 1-d, equally long, with >= 2 distinct sizes")
+    slope, intercept = np.polyfit(np.log(p), np.log(c), 1)
+    return float(np.exp(intercept)), float(slope - 1.0)
+
+
+def optimal_horizon(params, gamma: float, ref_params: float, ref_horizon: float) -> np.ndarray:
+    """``t*(p) = t_ref (p / p_ref)^gamma``: the compute-optimal number of training samples (or
+    steps at a fixed batch) of each size, anchored at ``t*(p_ref) = t_ref``."""
+    gamma = check_real("gamma", gamma, low=-np.inf, high=np.inf, low_open=True, high_open=True)
+    ref_params = check_real("ref_params", ref_params, low=0, high=np.inf, low_open=True)
+    ref_horizon = check_real("ref_horizon", ref_horizon, low=0, high=np.inf, low_open=True)
+    p = np.asarray(params, dtype=float)
+    if np.any(p <= 0):
+        raise ValueError("params must be positive")
+    return ref_horizon * (p / ref_params) ** gamma
+
+
+def power_law_loss(t, p, mu: float, nu: float, L0: float = 0.0) -> np.ndarray:
+    """``L(t, p) = L0 + t^-mu + p^-nu`` (broadcast over ``t`` and ``p``)."""
+    return L0 + np.asarray(t, dtype=float) ** -mu + np.asarray(p, dtype=float) ** -nu
+
+
+def power_law_optimal_horizon(p, mu: float, nu: float) -> np.ndarray:
+    """The minimiser of ``power_law_loss`` at fixed compute ``c = 6 p t``:
+    ``t*(p) = (mu / nu)^(1/mu) p^(nu/mu)`` (stationarity: ``mu t^-mu = nu p^-nu``)."""
+    mu = check_real("mu", mu, low=0, high=np.inf, low_open=True, high_open=True)
+    nu = check_real("nu", nu, low=0, high=np.inf, low_open=True, high_open=True)
+    return (mu / nu) ** (1.0 / mu) * np.asarray(p, dtype=float) ** (nu / mu)
+
+
+def power_law_collapse(x, mu: float, nu: float) -> np.ndarray:
+    """The universal normalized curve ``l(x) = (r x^-mu + 1) / (r + 1)``, ``r = nu / mu``."""
+    mu = check_real("mu", mu, low=0, high=np.inf, low_open=True, high_open=True)
+    nu = check_real("nu", nu, low=0, high=np.inf, low_open=True, high_open=True)
+    x = np.asarray(x, dtype=float)
+    if np.any(x <= 0):
+        raise ValueError("x must be positive")
+    r = nu / mu
+    return (r * x**-mu + 1.0) / (r + 1.0)

@@ -1,0 +1,334 @@
+"""Reproduction: supercollapse of compute-optimal loss curves (Qiu et al., ICML 2025).
+
+muP residual MLPs (3 blocks, widths 16-64) on the Fourier regression task (8 inputs, 2,000
+modes, alpha = 2), Adam(0.9, 0.95), batch 256 of fresh samples, muP base width 16. Every width
+``D`` is trained for its compute-optimal number of steps ``t*(p) = t_ref (p / p_16)^gamma``;
+``gamma`` is the horizon exponent of the fitted frontier (config). Cells:
+
+- ``collapse`` (one per width): 3 x ``seeds`` members trained together: linear decay to zero
+  (muP), constant learning rate (muP), linear decay without muP (the learning rates of width 16
+  at every width);
+- ``broken`` (one per width): linear decay, muP, horizon exponent ``1.2 gamma`` (same anchor);
+- ``power_law``: the exact collapse of ``L = L0 + t^-mu + p^-nu`` at its own optimal horizon
+  (numpy, no training).
+
+Each member's test loss is recorded at ``x = k / n_x`` of its horizon, ``k = 1..n_x``.
+``L0`` is fitted per variant on the seed-mean end points ``(c*(p), L(t*(p)))``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from icml25.lab.claims import Claim
+from icml25.lab.reproduction import Summary
+from icml25.supercollapse.collapse import (
+    collapse_deviation,
+    fit_irreducible_loss,
+    noise_floor,
+    normalized_curves,
+    optimal_horizon,
+    power_law_collapse,
+    power_law_loss,
+    power_law_optimal_horizon,
+)
+from icml25.supercollapse.fourier import fourier_task
+from icml25.supercollapse.mlp import parameter_count, train_members
+
+CLAIMS = (
+    Claim(
+        "a",
+        "Supercollapse: under linear decay to zero, the collapse deviation Delta(x) of the "
+        "normalized curves over sizes and seeds is below the seed noise floor averaged over "
+        "sizes, mean_p sigma(x, p), for every recorded x in [0.8, 0.95]: the largest ratio "
+        "Delta / mean sigma there.",
+        "decay_max_ratio_08_095",
+        "<",
+        1.0,
+    ),
+    Claim(
+        "b",
+        "Decay tightens the collapse: Delta / mean sigma at x = 0.9 under a constant learning "
+        "rate divided by the same ratio under linear decay.",
+        "const_over_decay_ratio_09",
+        ">",
+        1.0,
+    ),
+    Claim(
+        "c1",
+        "Breaking compute-optimal scaling (horizon exponent 1.2x the fitted one) at least "
+        "doubles Delta at x = 0.5: Delta_broken(0.5) / Delta_decay(0.5).",
+        "broken_horizon_delta_ratio_05",
+        ">=",
+        2.0,
+    ),
+    Claim(
+        "c2",
+        "Dropping muP (learning rates of the smallest width at every width) at least doubles "
+        "Delta at x = 0.5: Delta_no_mup(0.5) / Delta_decay(0.5).",
+        "no_mup_delta_ratio_05",
+        ">=",
+        2.0,
+    ),
+    Claim(
+        "d",
+        "For L = L0 + t^-mu + p^-nu trained compute-optimally the normalized curve equals "
+        "(r x^-mu + 1)/(r + 1), r = nu/mu, for every size: largest absolute difference over "
+        "sizes, x and (mu, nu).",
+        "power_law_max_error",
+        "<=",
+        1e-9,
+    ),
+)
+
+VARIANTS = ("decay", "constant", "no_mup")
+
+
+@dataclass(frozen=True)
+class Config:
+    widths: tuple[int, ...] = (16, 24, 32, 48, 64)
+    depth: int = 3
+    seeds: int = 5
+    dim: int = 8
+    n_modes: int = 2000
+    alpha: float = 2.0
+    batch: int = 256
+    base_width: int = 16
+    base_lr: float = 0.01
+    gamma: float = 1.04  # horizon exponent t* ~ p^gamma
+    ref_steps: int = 100  # t* of the smallest width, in steps
+    broken_factor: float = 1.2
+    n_x: int = 40
+    eval_size: int = 2048
+    task_seed: int = 0
+    power_laws: tuple[tuple[float, float], ...] = ((0.3, 0.5), (0.5, 0.3), (1.0, 1.0))
+
+
+SCALES = {
+    "smoke": Config(widths=(16, 20, 24), seeds=2, n_modes=200, ref_steps=16, n_x=20, eval_size=512),
+    "default": Config(),
+    "paper": Config(
+        widths=(384, 512, 645, 812, 1024, 1290, 1625, 2048),
+        depth=5,
+        n_modes=10_000,
+        batch=4096,
+        base_width=128,
+        base_lr=0.001,
+        gamma=1.040882,
+        ref_steps=33_310,  # official horizon 1e15 (p/1.346e6)^2.0409 / (6 p) at D = 384
+        n_x=100,
+        eval_size=100_000,
+    ),
+}
+
+
+def cells(config: Config) -> list[dict]:
+    train = [{"part": p, "width": w} for p in ("collapse", "broken") for w in config.widths]
+    return train + [{"part": "power_law"}]
+
+
+def horizons(config: Config, gamma: float) -> dict[int, int]:
+    """Steps ``t*(p)`` of each width under horizon exponent ``gamma``."""
+    p = np.array([parameter_count(w, config.depth, config.dim) for w in config.widths])
+    t = optimal_horizon(p, gamma, p[0], config.ref_steps)
+    return {w: int(round(s)) for w, s in zip(config.widths, t, strict=True)}
+
+
+def run_cell(config: Config, cell: dict, seed: int) -> dict:
+    if cell["part"] == "power_law":
+        return _power_law(config)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # small batched matmuls: one thread is fastest on a shared CPU
+    try:
+        return _train_cell(config, cell, seed)
+    finally:
+        torch.set_num_threads(before)
+
+
+def _train_cell(config: Config, cell: dict, seed: int) -> dict:
+    width, n = cell["width"], config.seeds
+    gamma = config.gamma * (config.broken_factor if cell["part"] == "broken" else 1.0)
+    steps = horizons(config, gamma)[width]
+    seeds = np.random.SeedSequence(seed).generate_state(3 * n if cell["part"] == "collapse" else n)
+    if cell["part"] == "collapse":
+        schedules = ["linear"] * n + ["constant"] * n + ["linear"] * n
+        lr_widths = [None] * 2 * n + [config.widths[0]] * n
+    else:
+        schedules, lr_widths = ["linear"] * n, [None] * n
+    x = np.arange(1, config.n_x + 1) / config.n_x  # (X,)
+    record = np.round(x * steps).astype(int)
+    run = train_members(
+        fourier_task(config.dim, config.n_modes, config.alpha, config.task_seed),
+        width,
+        seeds.tolist(),
+        schedules,
+        steps,
+        lr_widths=lr_widths,
+        depth=config.depth,
+        batch=config.batch,
+        base_width=config.base_width,
+        base_lr=config.base_lr,
+        eval_steps=record,
+        eval_size=config.eval_size,
+        data_seed=config.task_seed + 1,
+    )
+    loss = run.loss[:, np.searchsorted(run.steps, record)]  # (M, X)
+    names = VARIANTS if cell["part"] == "collapse" else ("broken",)
+    return {
+        "params": run.params,
+        "steps": steps,
+        "compute": 6.0 * run.params * config.batch * steps,
+        "x": x.tolist(),
+        "initial_loss": run.loss[:, 0].tolist(),
+        **{v: loss[i * n : (i + 1) * n].tolist() for i, v in enumerate(names)},
+    }
+
+
+def _power_law(config: Config) -> dict:
+    """Normalized curves of the exact sum of power laws at its optimal horizon, against the
+    closed form, for sizes spanning 3 decades."""
+    p = np.geomspace(1e2, 1e5, 7)[:, None]  # (P, 1)
+    x = np.linspace(0.05, 1.0, 96)[None, :]  # (1, X)
+    errors, spreads = [], []
+    for mu, nu in config.power_laws:
+        t_star = power_law_optimal_horizon(p, mu, nu)  # (P, 1)
+        L = power_law_loss(x * t_star, p, mu, nu, L0=0.5)  # (P, X)
+        ell = normalized_curves(L, 0.5)
+        errors.append(np.max(np.abs(ell - power_law_collapse(x, mu, nu))))
+        spreads.append(np.max(np.ptp(ell, axis=0)))
+    return {"max_error": float(max(errors)), "max_spread_over_sizes": float(max(spreads))}
+
+
+def _variant_stats(config: Config, rows: list[dict], key: str) -> dict:
+    """``L0`` fit, normalized curves, ``Delta (X,)`` and ``sigma (P, X)`` of one variant."""
+    loss = np.array([r[key] for r in rows])  # (P, W, X)
+    compute = np.array([r["compute"] for r in rows])  # (P,)
+    fit = fit_irreducible_loss(compute, loss[:, :, -1].mean(axis=1))
+    L0 = min(fit["L0"], 0.999 * loss.min())  # keep every L - L0 positive
+    ell = normalized_curves(loss, L0)  # (P, W, X)
+    return {
+        "L0": L0,
+        "fit": fit,
+        "loss": loss,
+        "l": ell,
+        "delta": collapse_deviation(ell),
+        "sigma": noise_floor(loss, L0),
+        "compute": compute,
+    }
+
+
+def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
+    m: dict[str, float] = {}
+    nan = float("nan")
+    by = {"collapse": {}, "broken": {}}
+    power = None
+    for cell, out in results:
+        if cell["part"] == "power_law":
+            power = out
+        else:
+            by[cell["part"]][cell["width"]] = out
+    if power is not None:
+        m["power_law_max_error"] = power["max_error"]
+        m["power_law_max_spread_over_sizes"] = power["max_spread_over_sizes"]
+
+    x = np.arange(1, config.n_x + 1) / config.n_x
+    at = {v: int(np.argmin(np.abs(x - v))) for v in (0.5, 0.9)}
+    window = (x >= 0.8 - 1e-9) & (x <= 0.95 + 1e-9)
+    stats = {}
+    widths = [w for w in config.widths if w in by["collapse"]]
+    if len(widths) >= 3:
+        rows = [by["collapse"][w] for w in widths]
+        stats = {v: _variant_stats(config, rows, v) for v in VARIANTS}
+    broken = [w for w in config.widths if w in by["broken"]]
+    if len(broken) >= 3:
+        stats["broken"] = _variant_stats(config, [by["broken"][w] for w in broken], "broken")
+    for v, s in stats.items():
+        ratio = s["delta"] / s["sigma"].mean(axis=0)  # (X,)
+        m[f"{v}_L0"] = s["L0"]
+        m[f"{v}_L0_fit_b"] = s["fit"]["b"]
+        m[f"{v}_final_loss_mean"] = float(s["loss"][:, :, -1].mean())
+        for name, i in at.items():
+            m[f"{v}_delta_{name}"] = float(s["delta"][i])
+            m[f"{v}_sigma_mean_{name}"] = float(s["sigma"][:, i].mean())
+            m[f"{v}_ratio_{name}"] = float(ratio[i])
+        m[f"{v}_max_ratio_08_095"] = float(ratio[window].max())
+    if "decay" in stats:
+        m["const_over_decay_ratio_09"] = m["constant_ratio_0.9"] / m["decay_ratio_0.9"]
+        m["no_mup_delta_ratio_05"] = m["no_mup_delta_0.5"] / m["decay_delta_0.5"]
+    if "decay" in stats and "broken" in stats:
+        m["broken_horizon_delta_ratio_05"] = m["broken_delta_0.5"] / m["decay_delta_0.5"]
+    m = {k.replace("0.5", "05").replace("0.9", "09"): val for k, val in m.items()}
+    m.setdefault("decay_max_ratio_08_095", nan)
+
+    figures = {}
+    if stats:
+        figures["raw_loss_curves"] = _fig_raw(config, stats, widths)
+        figures["normalized_curves"] = _fig_normalized(config, stats, widths, x)
+        figures["delta_vs_sigma"] = _fig_delta(stats, x)
+    return Summary(m, figures)
+
+
+def _colors(n: int):
+    from matplotlib import colormaps
+
+    return [colormaps["plasma"](0.9 * i / max(n - 1, 1)) for i in range(n)]
+
+
+def _fig_raw(config: Config, stats: dict, widths: list[int]) -> Figure:
+    names = [v for v in ("decay", "constant") if v in stats]
+    fig = Figure(figsize=(4.5 * len(names), 3.6))
+    axes = np.atleast_1d(fig.subplots(1, len(names), sharey=True))
+    x = np.arange(1, config.n_x + 1) / config.n_x
+    for ax, v in zip(axes, names, strict=True):
+        s = stats[v]
+        for j, (w, col) in enumerate(zip(widths, _colors(len(widths)), strict=True)):
+            c = x * s["compute"][j]
+            ax.plot(c, s["loss"][j].mean(axis=0), color=col, label=f"D={w}")
+            ax.fill_between(
+                c, s["loss"][j].min(axis=0), s["loss"][j].max(axis=0), color=col, alpha=0.2
+            )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("compute 6 p t (FLOPs)")
+        ax.set_title(f"{v}: mean over seeds (band: min-max); L0 = {s['L0']:.3f}", fontsize=8)
+    axes[0].set_ylabel("test loss")
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _fig_normalized(config: Config, stats: dict, widths: list[int], x: np.ndarray) -> Figure:
+    names = [v for v in ("decay", "constant", "no_mup", "broken") if v in stats]
+    fig = Figure(figsize=(3.4 * len(names), 3.4))
+    axes = np.atleast_1d(fig.subplots(1, len(names), sharey=True))
+    for ax, v in zip(axes, names, strict=True):
+        ell = stats[v]["l"]  # (P, W, X)
+        for j, col in enumerate(_colors(ell.shape[0])):
+            for curve in ell[j]:
+                ax.plot(x, curve, color=col, lw=0.7, alpha=0.7)
+        ax.set_yscale("log")
+        ax.set_xlabel("x = t / t*(p)")
+        ax.set_title(v, fontsize=9)
+    axes[0].set_ylabel("l(x) = (L - L0) / (L(t*) - L0)")
+    fig.tight_layout()
+    return fig
+
+
+def _fig_delta(stats: dict, x: np.ndarray) -> Figure:
+    names = [v for v in ("decay", "constant", "no_mup", "broken") if v in stats]
+    fig = Figure(figsize=(3.4 * len(names), 3.4))
+    axes = np.atleast_1d(fig.subplots(1, len(names), sharey=True))
+    for ax, v in zip(axes, names, strict=True):
+        ax.plot(x[:-1], stats[v]["delta"][:-1], color="k", label="Delta(x)")
+        ax.plot(x[:-1], stats[v]["sigma"].mean(axis=0)[:-1], color="C1", label="mean_p sigma(x,p)")
+        ax.axvspan(0.8, 0.95, color="grey", alpha=0.15)
+        ax.set_yscale("log")
+        ax.set_xlabel("x")
+        ax.set_title(v, fontsize=9)
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,38 @@
+import numpy as np
+
+import icml25.supercollapse.reproduce as sc
+from icml25.lab import runner
+from icml25.lab.claims import NOT_MEASURED
+from icml25.supercollapse import parameter_count
+
+
+def test_claims_keep_the_issue_thresholds():
+    by_id = {c.id: c for c in sc.CLAIMS}
+    assert (by_id["a"].comparison, by_id["a"].threshold) == ("<", 1.0)
+    assert (by_id["b"].comparison, by_id["b"].threshold) == (">", 1.0)
+    assert by_id["c1"].threshold == by_id["c2"].threshold == 2.0
+    assert (by_id["d"].comparison, by_id["d"].threshold) == ("<=", 1e-9)
+
+
+def test_cells_and_horizons():
+    config = sc.SCALES["default"]
+    parts = [c["part"] for c in sc.cells(config)]
+    assert parts.count("collapse") == parts.count("broken") == len(config.widths) == 5
+    assert config.widths == (16, 24, 32, 48, 64) and config.seeds == 5
+    opt, broken = sc.horizons(config, config.gamma), sc.horizons(config, 1.2 * config.gamma)
+    p = np.array([parameter_count(w, config.depth) for w in config.widths])
+    steps = np.array([opt[w] for w in config.widths])
+    assert opt[16] == broken[16] == config.ref_steps
+    np.testing.assert_allclose(steps, config.ref_steps * (p / p[0]) ** config.gamma, atol=0.5)
+    assert all(broken[w] > opt[w] for w in config.widths[1:])
+
+
+def test_smoke_run_measures_every_claim(tmp_path):
+    summary = runner.run(["supercollapse"], scale="smoke", out=tmp_path, jobs=1)["supercollapse"]
+    assert summary["cells"]["failed"] == 0, summary["failures"]
+    verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
+    assert NOT_MEASURED not in verdicts.values()
+    assert verdicts["d"] == "reproduced"
+    m = summary["measurements"]
+    assert m["power_law_max_spread_over_sizes"] < 1e-9
+    assert all(m[f"{v}_L0"] >= 0 for v in ("decay", "constant", "no_mup", "broken"))
