@@ -1,0 +1,149 @@
+"""One-layer attention denoisers and their training (Smart, Bietti & Sengupta, ICML 2025, Sec. 3).
+
+The query token attends to the ``L`` context tokens only (no residual stream, no positional
+encoding), with merged key-query and projection-value matrices ``W_KQ``, ``W_PV`` (n x n):
+
+- linear attention: ``x^ = (1/L) W_PV X X^T W_KQ x~`` (Eq. for ``F_lin``);
+- softmax attention: ``x^ = W_PV X softmax(X^T W_KQ x~)`` (softmax over the ``L`` tokens).
+
+Training follows the paper: mean squared error averaged over coordinates, Adam, learning rate
+divided by 10 at 80% and 90% of the epochs, initial entries ``U[-1/sqrt(n), 1/sqrt(n)]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from icml25.common.validate import check_int, check_real
+from icml25.icl_denoising.tasks import Prompts
+
+KINDS = ("linear", "softmax")
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+
+
+def attend(
+    context: torch.Tensor, query: torch.Tensor, W_KQ: torch.Tensor, W_PV: torch.Tensor, kind: str
+) -> torch.Tensor:
+    """The attention output at the query token, torch (differentiable).
+
+    Shapes: context (B, L, n), query (B, n), W_KQ and W_PV (n, n) -> (B, n).
+    """
+    keys = query @ W_KQ.T  # (B, n): W_KQ x~
+    if kind == "linear":
+        second = torch.einsum("bln,blm->bnm", context, context) / context.shape[1]  # (B, n, n)
+        return torch.einsum("bnm,bm->bn", second, keys) @ W_PV.T
+    weights = torch.softmax(torch.einsum("bln,bn->bl", context, keys), dim=1)  # (B, L)
+    return torch.einsum("bl,bln->bn", weights, context) @ W_PV.T
+
+
+def attention_denoise(
+    context: np.ndarray, query: np.ndarray, W_KQ: np.ndarray, W_PV: np.ndarray, kind: str
+) -> np.ndarray:
+    """:func:`attend` on numpy arrays (float64). context (B, L, n), query (B, n) -> (B, n)."""
+    _check_kind(kind)
+    context, query = np.asarray(context, dtype=float), np.asarray(query, dtype=float)
+    W_KQ, W_PV = np.asarray(W_KQ, dtype=float), np.asarray(W_PV, dtype=float)
+    if context.ndim != 3 or query.shape != (context.shape[0], context.shape[2]):
+        raise ValueError(
+            f"context must be (B, L, n) and query (B, n), got {context.shape} and {query.shape}"
+        )
+    n = context.shape[2]
+    for name, W in (("W_KQ", W_KQ), ("W_PV", W_PV)):
+        if W.shape != (n, n):
+            raise ValueError(f"{name} must be ({n}, {n}), got {W.shape}")
+    out = attend(*(torch.from_numpy(a) for a in (context, query, W_KQ, W_PV)), kind)
+    return out.numpy()
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    """A trained layer: ``W_KQ``, ``W_PV`` (n, n); the mean squared error per coordinate on the
+    training and test prompts before training and after each epoch, (epochs + 1,) each."""
+
+    W_KQ: np.ndarray
+    W_PV: np.ndarray
+    train_loss: np.ndarray
+    test_loss: np.ndarray
+
+
+def init_weights(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``W_KQ``, ``W_PV`` with i.i.d. entries ``U[-1/sqrt(n), 1/sqrt(n)]`` (the official code)."""
+    check_int("n", n, minimum=1)
+    rng = np.random.default_rng(seed)
+    bound = 1.0 / np.sqrt(n)
+    return rng.uniform(-bound, bound, (n, n)), rng.uniform(-bound, bound, (n, n))
+
+
+def train_attention(
+    train: Prompts,
+    test: Prompts,
+    kind: str,
+    *,
+    epochs: int,
+    batch_size: int,
+    lr: float = 1e-2,
+    seed: int = 0,
+) -> TrainingRun:
+    """Train ``W_KQ``, ``W_PV`` by Adam on the mean squared error ``|x^ - x_{L+1}|^2 / n``,
+    minibatches of ``batch_size`` reshuffled each epoch, ``lr`` x0.1 at 80% and 90% of the
+    epochs. ``seed`` fixes the initial weights and the shuffling."""
+    _check_kind(kind)
+    check_int("epochs", epochs, minimum=1)
+    check_int("batch_size", batch_size, minimum=1)
+    check_real("lr", lr, low=0.0, high=np.inf, low_open=True, high_open=True)
+    n = train.context.shape[2]
+    if test.context.shape[2] != n:
+        raise ValueError(f"test must have n = {n} like train, got {test.context.shape[2]}")
+    W = [torch.tensor(w, requires_grad=True) for w in init_weights(n, seed)]
+    data = {
+        name: tuple(torch.from_numpy(a) for a in (p.context, p.query, p.target))
+        for name, p in (("train", train), ("test", test))
+    }
+    opt = torch.optim.Adam(W, lr=lr)
+    milestones = [int(0.8 * epochs), int(0.9 * epochs)]
+    sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=milestones, gamma=0.1)
+    gen = torch.Generator().manual_seed(seed)
+
+    def mse(context, query, target) -> torch.Tensor:
+        return torch.mean((attend(context, query, W[0], W[1], kind) - target) ** 2)
+
+    losses = {"train": [], "test": []}
+
+    def record() -> None:
+        with torch.no_grad():
+            for name in losses:
+                losses[name].append(float(mse(*data[name])))
+
+    record()
+    size = train.context.shape[0]
+    for _ in range(epochs):
+        for idx in torch.randperm(size, generator=gen).split(batch_size):
+            opt.zero_grad()
+            mse(*(a[idx] for a in data["train"])).backward()
+            opt.step()
+        sched.step()
+        record()
+    return TrainingRun(
+        W[0].detach().numpy().copy(),
+        W[1].detach().numpy().copy(),
+        np.array(losses["train"]),
+        np.array(losses["test"]),
+    )
+
+
+def scalar_weights(W: np.ndarray) -> tuple[float, float]:
+    """``W ~ c I``: the scalar ``c = mean(diag W)`` and the off-diagonal ratio
+    ``mean |W_ij| (i != j) / |mean(diag W)|`` (0 for an exact scaled identity)."""
+    W = np.asarray(W, dtype=float)
+    if W.ndim != 2 or W.shape[0] != W.shape[1] or W.shape[0] < 2:
+        raise ValueError(f"W must be a square matrix of size >= 2, got shape {W.shape}")
+    c = float(np.mean(np.diag(W)))
+    off = np.abs(W[~np.eye(W.shape[0], dtype=bool)])
+    return c, float(np.mean(off) / abs(c))

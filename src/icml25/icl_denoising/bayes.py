@@ -1,0 +1,99 @@
+"""Bayes-optimal denoisers ``E[x_{L+1} | x~]`` of the three tasks, in closed form
+(Smart, Bietti & Sengupta, ICML 2025, Sec. 3: the posterior means under a known ``p_X``).
+
+All take the noisy queries ``x~`` (B, n) and the prompt's latent structure and return (B, n);
+the "oracle" knows the subspace, sphere or centres exactly (the paper's baselines).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import ive, softmax
+
+from icml25.common.validate import check_real
+
+
+def _check_query(query: np.ndarray, other: np.ndarray, other_name: str, axis: int) -> None:
+    if query.ndim != 2 or other.ndim != 3 or other.shape[0] != query.shape[0]:
+        raise ValueError(
+            f"query must be (B, n) and {other_name} (B, ...) with the same B, "
+            f"got {query.shape} and {other.shape}"
+        )
+    if other.shape[axis] != query.shape[1]:
+        raise ValueError(
+            f"{other_name} must have n = {query.shape[1]} on axis {axis}, got {other.shape}"
+        )
+
+
+def _positive(name: str, value: float, *, zero_ok: bool = False) -> float:
+    return check_real(name, value, low=0.0, high=np.inf, low_open=not zero_ok, high_open=True)
+
+
+def bayes_linear(
+    query: np.ndarray, basis: np.ndarray, sigma_0_sq: float, sigma_z_sq: float
+) -> np.ndarray:
+    """Linear subspace: ``E[x | x~] = sigma_0^2 / (sigma_0^2 + sigma_Z^2) P x~`` with
+    ``P = U U^T`` the projection on the subspace. Shapes: query (B, n), basis (B, n, d)."""
+    _check_query(query, basis, "basis", 1)
+    s0, sz = _positive("sigma_0_sq", sigma_0_sq), _positive("sigma_z_sq", sigma_z_sq)
+    coords = np.einsum("bnd,bn->bd", basis, query)  # (B, d)
+    return s0 / (s0 + sz) * np.einsum("bnd,bd->bn", basis, coords)
+
+
+def bayes_linear_risk(n: int, d: int, sigma_0_sq: float, sigma_z_sq: float) -> float:
+    """The linear task's Bayes risk per coordinate, ``d sigma_0^2 sigma_Z^2 / ((sigma_0^2 +
+    sigma_Z^2) n)`` (the posterior covariance's trace over ``n``)."""
+    s0, sz = _positive("sigma_0_sq", sigma_0_sq), _positive("sigma_z_sq", sigma_z_sq)
+    return d * s0 * sz / ((s0 + sz) * n)
+
+
+def vmf_mean_ratio(m: int, kappa: np.ndarray) -> np.ndarray:
+    """Mean resultant length of the von Mises-Fisher law on the unit sphere of ``R^m``,
+    ``A_m(kappa) = I_{m/2}(kappa) / I_{m/2 - 1}(kappa)`` (exponentially scaled Bessel functions,
+    stable for large ``kappa``)."""
+    kappa = np.asarray(kappa, dtype=float)
+    return ive(m / 2, kappa) / ive(m / 2 - 1, kappa)
+
+
+def bayes_sphere(
+    query: np.ndarray, basis: np.ndarray, radius: float, sigma_z_sq: float
+) -> np.ndarray:
+    """Sphere of radius ``R`` spanning the ``m = d + 1`` columns of ``basis``: the posterior of
+    ``x`` given ``x~`` is von Mises-Fisher on the sphere with mean direction ``x~_par / |x~_par|``
+    and concentration ``kappa = R |x~_par| / sigma_Z^2``, so
+    ``E[x | x~] = [I_{(d+1)/2}(kappa) / I_{(d-1)/2}(kappa)] R x~_par / |x~_par|``
+    (the paper's equation; the official code's baseline uses orders ``d - 1/2``, ``d - 3/2``).
+    Shapes: query (B, n), basis (B, n, d+1)."""
+    _check_query(query, basis, "basis", 1)
+    R, sz = _positive("radius", radius), _positive("sigma_z_sq", sigma_z_sq)
+    coords = np.einsum("bnm,bn->bm", basis, query)  # (B, m), x~_par in the subspace
+    norm = np.linalg.norm(coords, axis=1, keepdims=True)  # (B, 1)
+    ratio = vmf_mean_ratio(basis.shape[2], R * norm / sz)  # (B, 1)
+    return np.einsum("bnm,bm->bn", basis, ratio * R * coords / norm)
+
+
+def bayes_gmm(
+    query: np.ndarray,
+    centers: np.ndarray,
+    sigma_0_sq: float,
+    sigma_z_sq: float,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """Isotropic Gaussian mixture ``sum_a w_a N(mu_a, sigma_0^2 I)``:
+    ``E[x | x~] = s x~ + (1 - s) sum_a softmax_a(<mu_a, x~> / v - |mu_a|^2 / (2 v) + ln w_a) mu_a``
+    with ``v = sigma_0^2 + sigma_Z^2``, ``s = sigma_0^2 / v``; for equal-norm centres the
+    ``|mu_a|^2`` term cancels and this is the paper's formula. Shapes: query (B, n), centers
+    (B, K, n), weights (K,) or (B, K), default ``1/K``."""
+    _check_query(query, centers, "centers", 2)
+    s0 = _positive("sigma_0_sq", sigma_0_sq, zero_ok=True)
+    sz = _positive("sigma_z_sq", sigma_z_sq)
+    K = centers.shape[1]
+    w = np.full(K, 1.0 / K) if weights is None else np.asarray(weights, dtype=float)
+    if w.shape not in ((K,), (query.shape[0], K)) or np.any(w <= 0):
+        raise ValueError(f"weights must be positive with shape ({K},) or (B, {K}), got {w.shape}")
+    v = s0 + sz
+    logits = (
+        np.einsum("bkn,bn->bk", centers, query) - 0.5 * np.sum(centers**2, axis=2)
+    ) / v + np.log(w / w.sum(axis=-1, keepdims=True))
+    resp = softmax(logits, axis=1)  # (B, K) posterior over components
+    return s0 / v * query + sz / v * np.einsum("bk,bkn->bn", resp, centers)

@@ -1,0 +1,63 @@
+"""The dense-associative-memory energy of a prompt and gradient descent on it
+(Smart, Bietti & Sengupta, ICML 2025, Sec. 4).
+
+The context tokens are the stored patterns and the query the initial state ``s(0) = x~``:
+
+    E(s) = |s|^2 / (2 alpha) - (1 / beta) log sum_t exp(beta x_t^T s),
+    grad E(s) = s / alpha - X softmax(beta X^T s).
+
+One step ``s(1) = s(0) - gamma grad E(s(0))`` with ``gamma = alpha`` is
+``alpha X softmax(beta X^T x~)``: softmax attention with ``W_PV = alpha I``, ``W_KQ = beta I``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logsumexp, softmax
+
+from icml25.common.validate import check_int, check_real
+
+
+def _check(state: np.ndarray, context: np.ndarray, alpha: float, beta: float):
+    state, context = np.asarray(state, dtype=float), np.asarray(context, dtype=float)
+    if context.ndim != 3 or state.shape != (context.shape[0], context.shape[2]):
+        raise ValueError(
+            f"context must be (B, L, n) and state (B, n), got {context.shape} and {state.shape}"
+        )
+    alpha = check_real("alpha", alpha, low=0.0, high=np.inf, low_open=True, high_open=True)
+    beta = check_real("beta", beta, low=0.0, high=np.inf, low_open=True, high_open=True)
+    return state, context, alpha, beta
+
+
+def dam_energy(state: np.ndarray, context: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    """``E(s)`` for each prompt. Shapes: state (B, n), context (B, L, n) -> (B,)."""
+    s, X, alpha, beta = _check(state, context, alpha, beta)
+    overlaps = np.einsum("bln,bn->bl", X, s)  # (B, L)
+    return np.sum(s**2, axis=1) / (2 * alpha) - logsumexp(beta * overlaps, axis=1) / beta
+
+
+def dam_gradient(state: np.ndarray, context: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    """``grad E(s) = s / alpha - X softmax(beta X^T s)``. Shapes: (B, n), (B, L, n) -> (B, n)."""
+    s, X, alpha, beta = _check(state, context, alpha, beta)
+    weights = softmax(beta * np.einsum("bln,bn->bl", X, s), axis=1)  # (B, L)
+    return s / alpha - np.einsum("bl,bln->bn", weights, X)
+
+
+def dam_descent(
+    query: np.ndarray,
+    context: np.ndarray,
+    alpha: float,
+    beta: float,
+    steps: int,
+    step_size: float | None = None,
+) -> np.ndarray:
+    """Gradient descent on ``E`` from ``s(0) = x~``: the states ``s(0), ..., s(steps)``,
+    shape (steps + 1, B, n). ``step_size`` defaults to ``gamma = alpha`` (the attention step)."""
+    s, X, alpha, beta = _check(query, context, alpha, beta)
+    check_int("steps", steps, minimum=0)
+    gamma = alpha if step_size is None else step_size
+    check_real("step_size", gamma, low=0.0, high=np.inf, low_open=True, high_open=True)
+    states = [s]
+    for _ in range(steps):  # a loop over steps, not data: each step is one vectorised update
+        states.append(states[-1] - gamma * dam_gradient(states[-1], X, alpha, beta))
+    return np.stack(states)

@@ -1,0 +1,130 @@
+"""The three in-context denoising tasks (Smart, Bietti & Sengupta, ICML 2025, Sec. 2).
+
+A prompt is ``L`` clean context tokens ``x_1..x_L`` drawn i.i.d. from a distribution ``p_X``
+that is itself random (a fresh subspace, sphere or mixture per prompt), and one query
+``x~ = x_{L+1} + z`` with ``z ~ N(0, sigma_Z^2 I_n)``; the target is the clean ``x_{L+1}``:
+
+- linear subspace: ``x = U c``, ``U`` an orthonormal ``n x d`` basis, ``c ~ N(0, sigma_0^2 I_d)``;
+- sphere: ``x = R U g / |g|``, ``g ~ N(0, I_{d+1})``, ``U`` an ``n x (d+1)`` orthonormal basis
+  (the ``d``-sphere of radius ``R`` in a random ``d + 1``-dimensional subspace);
+- Gaussian mixture: ``x ~ sum_a w_a N(mu_a, sigma_0^2 I_n)``, ``K`` random unit-norm centres,
+  equal weights ``w_a = 1/K``.
+
+Tokens are rows here (the paper writes them as the columns of ``X``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from icml25.common.validate import check_int, check_real
+
+
+@dataclass(frozen=True)
+class Prompts:
+    """A batch of ``B`` denoising prompts.
+
+    Shapes: ``context`` (B, L, n); ``query`` (B, n) noisy; ``target`` (B, n) clean;
+    ``basis`` (B, n, k) orthonormal (linear: ``k = d``, sphere: ``k = d + 1``) or None;
+    ``centers`` (B, K, n) (mixture) or None.
+    """
+
+    context: np.ndarray
+    query: np.ndarray
+    target: np.ndarray
+    basis: np.ndarray | None = None
+    centers: np.ndarray | None = None
+
+
+def _check_common(prompts: int, context_len: int, n: int, sigma_z_sq: float) -> None:
+    check_int("prompts", prompts, minimum=1)
+    check_int("context_len", context_len, minimum=1)
+    check_int("n", n, minimum=1)
+    check_real("sigma_z_sq", sigma_z_sq, low=0.0, high=np.inf, low_open=True, high_open=True)
+
+
+def random_bases(prompts: int, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """``prompts`` Haar-random orthonormal ``n x k`` bases (QR of Gaussian matrices), (B, n, k)."""
+    q, r = np.linalg.qr(rng.standard_normal((prompts, n, k)))
+    return q * np.sign(np.diagonal(r, axis1=1, axis2=2))[:, None, :]  # sign fix: Haar measure
+
+
+def _split(
+    tokens: np.ndarray, sigma_z_sq: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(B, L+1, n) clean tokens -> context (B, L, n), noisy query (B, n), clean target (B, n)."""
+    target = tokens[:, -1]
+    query = target + np.sqrt(sigma_z_sq) * rng.standard_normal(target.shape)
+    return tokens[:, :-1], query, target
+
+
+def linear_prompts(
+    prompts: int,
+    context_len: int,
+    n: int,
+    d: int,
+    sigma_0_sq: float,
+    sigma_z_sq: float,
+    seed: int | np.random.Generator,
+) -> Prompts:
+    """Linear-subspace task: tokens ``U c``, ``c ~ N(0, sigma_0^2 I_d)``, a new ``U`` per prompt."""
+    _check_common(prompts, context_len, n, sigma_z_sq)
+    check_int("d", d, minimum=1)
+    if d > n:
+        raise ValueError(f"d must be <= n = {n}, got {d}")
+    check_real("sigma_0_sq", sigma_0_sq, low=0.0, high=np.inf, low_open=True, high_open=True)
+    rng = np.random.default_rng(seed)
+    U = random_bases(prompts, n, d, rng)  # (B, n, d)
+    c = np.sqrt(sigma_0_sq) * rng.standard_normal((prompts, context_len + 1, d))
+    context, query, target = _split(c @ U.transpose(0, 2, 1), sigma_z_sq, rng)
+    return Prompts(context, query, target, basis=U)
+
+
+def sphere_prompts(
+    prompts: int,
+    context_len: int,
+    n: int,
+    d: int,
+    radius: float,
+    sigma_z_sq: float,
+    seed: int | np.random.Generator,
+) -> Prompts:
+    """Sphere task: tokens uniform on the ``d``-sphere of radius ``R`` in a random ``d + 1``-dim
+    subspace of ``R^n``."""
+    _check_common(prompts, context_len, n, sigma_z_sq)
+    check_int("d", d, minimum=1)
+    if d + 1 > n:
+        raise ValueError(f"d must be <= n - 1 = {n - 1} (the sphere spans d + 1 dims), got {d}")
+    check_real("radius", radius, low=0.0, high=np.inf, low_open=True, high_open=True)
+    rng = np.random.default_rng(seed)
+    U = random_bases(prompts, n, d + 1, rng)  # (B, n, d+1)
+    g = rng.standard_normal((prompts, context_len + 1, d + 1))
+    g *= radius / np.linalg.norm(g, axis=-1, keepdims=True)
+    context, query, target = _split(g @ U.transpose(0, 2, 1), sigma_z_sq, rng)
+    return Prompts(context, query, target, basis=U)
+
+
+def gmm_prompts(
+    prompts: int,
+    context_len: int,
+    n: int,
+    components: int,
+    sigma_0_sq: float,
+    sigma_z_sq: float,
+    seed: int | np.random.Generator,
+) -> Prompts:
+    """Gaussian-mixture task: ``K = components`` unit-norm centres per prompt, equal weights,
+    isotropic variance ``sigma_0^2``."""
+    _check_common(prompts, context_len, n, sigma_z_sq)
+    check_int("components", components, minimum=1)
+    check_real("sigma_0_sq", sigma_0_sq, low=0.0, high=np.inf, high_open=True)
+    rng = np.random.default_rng(seed)
+    mu = rng.standard_normal((prompts, components, n))
+    mu /= np.linalg.norm(mu, axis=-1, keepdims=True)  # (B, K, n)
+    labels = rng.integers(components, size=(prompts, context_len + 1))  # (B, L+1)
+    tokens = np.take_along_axis(mu, labels[..., None], axis=1)  # (B, L+1, n)
+    tokens = tokens + np.sqrt(sigma_0_sq) * rng.standard_normal(tokens.shape)
+    context, query, target = _split(tokens, sigma_z_sq, rng)
+    return Prompts(context, query, target, centers=mu)
