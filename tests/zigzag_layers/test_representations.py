@@ -34,6 +34,10 @@ def test_arrays_pass_through_and_bad_arguments():
     with pytest.raises(ValueError, match="texts must be None"):
         layer_representations(reps, TEXTS)
     with pytest.raises(ValueError, match="pooling"):
+        layer_representations(reps, pooling="max")
+    with pytest.raises(ValueError, match="drop_blocks"):
+        layer_representations(reps, drop_blocks=(1,))
+    with pytest.raises(ValueError, match="pooling"):
         layer_representations(toy, TEXTS, pooling="max")
     with pytest.raises(ValueError, match="texts"):
         layer_representations(toy, "one string")

@@ -145,12 +145,14 @@ def layer_representations(
     pooling : ``"last"`` (the paper: last real token) or ``"mean"`` (mean over tokens).
     drop_blocks : blocks to skip (pruning); the result then has ``L + 1 - len(drop)`` layers.
     """
+    if pooling not in POOLINGS:
+        raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
     if isinstance(model, np.ndarray):
         if texts is not None:
             raise ValueError("texts must be None when model is an array of representations")
+        if drop_blocks:
+            raise ValueError("drop_blocks must be empty when model is an array of representations")
         return check_representations(model)
-    if pooling not in POOLINGS:
-        raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
     texts = check_texts(texts)
     batch_size = check_int("batch_size", batch_size, minimum=1)
     max_length = check_int("max_length", max_length, minimum=2)
