@@ -1,0 +1,121 @@
+"""Query oracles served by an OpenAI-compatible chat-completions endpoint (what the paper used).
+
+Boehmer, Fish & Procaccia (ICML 2025), Section 6: PROSE implements ``Disc`` and ``Gen`` with
+GPT-4o(-mini). :class:`HTTPOracles` sends the same two kinds of question to any
+OpenAI-compatible server with the standard library only (``urllib``). Configuration, by argument
+or environment variable:
+
+- ``SOCIAL_CHOICE_BASE_URL`` (default ``https://api.openai.com/v1``), the URL before
+  ``/chat/completions``;
+- ``SOCIAL_CHOICE_API_KEY`` (else ``OPENAI_API_KEY``), sent as a bearer token if set;
+- ``SOCIAL_CHOICE_MODEL`` (default ``gpt-4o-mini``).
+
+``Disc(i, alpha)`` asks for agreement on the paper's 1-6 scale and reads the first digit 1-6 of
+the answer (answers are cached per agent and statement); ``Gen(S, l, x)`` asks for one statement
+of at most ``x`` words that as many of the listed participants as possible rate ``>= l``, and
+keeps its first ``x`` words so that ``c(alpha) <= x`` holds whatever the model writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.request
+
+import numpy as np
+
+from icml25.common.validate import check_real
+from icml25.social_choice.opinions import Opinions
+from icml25.social_choice.text_oracles import word_count
+
+SCALE = (
+    "1 = strongly disagree, 2 = disagree, 3 = slightly disagree, 4 = slightly agree, "
+    "5 = agree, 6 = strongly agree"
+)
+
+
+class HTTPOracles:
+    """``Disc`` and ``Gen`` answered by a chat-completions endpoint; statements are strings."""
+
+    def __init__(
+        self,
+        opinions: Opinions,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        model: str | None = None,
+        timeout: float = 60.0,
+    ) -> None:
+        if not opinions.sentences:
+            raise ValueError("opinions must hold at least one agent")
+        self.opinions = opinions
+        self.base_url = (
+            base_url or os.environ.get("SOCIAL_CHOICE_BASE_URL", "https://api.openai.com/v1")
+        ).rstrip("/")
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, got {self.base_url!r}")
+        self.api_key = (
+            api_key or os.environ.get("SOCIAL_CHOICE_API_KEY") or os.environ.get("OPENAI_API_KEY")
+        )
+        self.model = model or os.environ.get("SOCIAL_CHOICE_MODEL", "gpt-4o-mini")
+        self.timeout = check_real("timeout", timeout, low=0.0, high=3600.0, low_open=True)
+        self._ratings: dict[tuple[int, str], float] = {}
+
+    def chat(self, prompt: str) -> str:
+        """One chat completion (temperature 0); returns the message text."""
+        body = json.dumps(
+            {
+                "model": self.model,
+                "temperature": 0,
+                "messages": [{"role": "user", "content": prompt}],
+            }
+        ).encode()
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        request = urllib.request.Request(
+            f"{self.base_url}/chat/completions", data=body, headers=headers, method="POST"
+        )
+        with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            reply = json.loads(response.read().decode())
+        return reply["choices"][0]["message"]["content"]
+
+    def _opinion_text(self, i: int) -> str:
+        return "\n".join(f"- {s}" for s in self.opinions.sentences[i])
+
+    def rate(self, i: int, statement: str) -> float:
+        """Agent ``i``'s agreement with ``statement`` on 1-6, as the model predicts it."""
+        key = (int(i), statement)
+        if key not in self._ratings:
+            answer = self.chat(
+                f"A participant wrote these opinions:\n{self._opinion_text(i)}\n\n"
+                f'How much would this participant agree with the statement:\n"{statement}"\n'
+                f"Answer with a single integer ({SCALE})."
+            )
+            digit = re.search(r"[1-6]", answer)
+            if digit is None:
+                raise ValueError(f"the endpoint answered {answer!r}, expected a rating 1-6")
+            self._ratings[key] = float(digit.group())
+        return self._ratings[key]
+
+    def disc(self, agents: np.ndarray, alpha: str) -> np.ndarray:
+        return np.array([self.rate(i, alpha) for i in np.asarray(agents)])
+
+    def gen(self, agents: np.ndarray, level: float, x: float) -> str | None:
+        words = int(x)
+        if words < 1:
+            return None
+        listing = "\n\n".join(
+            f"Participant {k + 1}:\n{self._opinion_text(i)}" for k, i in enumerate(agents)
+        )
+        answer = self.chat(
+            f"{listing}\n\nWrite one statement of at most {words} words that as many of these "
+            f"participants as possible would rate at least {level:g} on the scale {SCALE}. "
+            "Answer with the statement only."
+        )
+        statement = " ".join(answer.strip().strip('"').split()[:words])
+        return statement or None
+
+    @staticmethod
+    def cost(alpha: str) -> float:
+        return float(word_count(alpha))

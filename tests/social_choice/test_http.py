@@ -1,0 +1,82 @@
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import numpy as np
+import pytest
+
+from icml25.social_choice import HTTPOracles, democratic_process, template_opinions
+
+
+class FakeChat(BaseHTTPRequestHandler):
+    """A stand-in for an OpenAI-compatible server: rates 5 if the participant's opinions mention
+    the statement's first word, else 2; generates a fixed long statement."""
+
+    seen: list = []
+
+    def do_POST(self):  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        FakeChat.seen.append((self.path, self.headers.get("Authorization"), body))
+        prompt = body["messages"][0]["content"]
+        if prompt.startswith("A participant"):
+            opinions, statement = prompt.split("statement:\n")
+            first = statement.strip('"').split()[0].lower()
+            content = "Rating: 5" if first in opinions.lower() else "2"
+        else:
+            content = '"bike lanes are good for the whole town and everyone in it"'
+        data = json.dumps({"choices": [{"message": {"content": content}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture()
+def server(monkeypatch):
+    httpd = HTTPServer(("127.0.0.1", 0), FakeChat)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("SOCIAL_CHOICE_BASE_URL", f"http://127.0.0.1:{httpd.server_port}/v1")
+    monkeypatch.setenv("SOCIAL_CHOICE_API_KEY", "test-key")
+    monkeypatch.setenv("SOCIAL_CHOICE_MODEL", "fake-model")
+    FakeChat.seen = []
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_disc_and_gen_through_the_endpoint(server):
+    opinions = template_opinions(6, seed=0)
+    oracles = HTTPOracles(opinions)
+    path, auth, body = None, None, None
+    statement = oracles.gen(np.arange(6), 4.0, 5)
+    assert statement == "bike lanes are good for"  # cut to x = 5 words
+    assert oracles.cost(statement) == 5
+    ratings = oracles.disc(np.arange(6), statement)
+    mentions = ["bike" in " ".join(s).lower() for s in opinions.sentences]
+    np.testing.assert_array_equal(ratings, np.where(mentions, 5.0, 2.0))
+    path, auth, body = FakeChat.seen[0]
+    assert path == "/v1/chat/completions" and auth == "Bearer test-key"
+    assert body["model"] == "fake-model" and body["temperature"] == 0
+    calls = len(FakeChat.seen)
+    oracles.disc(np.arange(6), statement)  # cached
+    assert len(FakeChat.seen) == calls
+
+
+def test_the_process_runs_on_the_endpoint(server):
+    opinions = template_opinions(4, seed=1)
+    oracles = HTTPOracles(opinions)
+    slate = democratic_process(4, 20, [5, 2], [5], oracles.disc, oracles.gen, oracles.cost)
+    assert slate.costs.sum() <= 20 and len(slate.statements) >= 1
+
+
+def test_bad_configuration():
+    opinions = template_opinions(2, seed=0)
+    with pytest.raises(ValueError, match="base_url"):
+        HTTPOracles(opinions, base_url="ftp://x")
+    with pytest.raises(ValueError, match="timeout"):
+        HTTPOracles(opinions, base_url="http://x", timeout=0)
