@@ -1,0 +1,129 @@
+"""Puzzles with a unique solution, made here (the paper's data, Shah et al., is not reachable).
+
+Kim et al. (ICML 2025, Sec. 5 and App. D) train on ~1.8M puzzles that a human-style solver
+finishes without backtracking and keep the remaining ones as the "hard" set (Table 5). We draw
+our own:
+
+1. random full grids (:func:`random_solutions`): three diagonal boxes filled with random
+   permutations (they share no unit), the rest completed by the exact solver with a random
+   digit order;
+2. puzzles (:func:`make_puzzles`): blank a random set of cells, keeping ``givens`` digits, and
+   classify: ``"singles"`` when naked and hidden singles solve it (unique by construction),
+   ``"hard"`` when it has exactly one solution (checked by counting to 2) but singles do not
+   solve it. Rejected draws are redrawn.
+3. :func:`augment`: the validity-preserving symmetries of Sudoku (digit relabelling, rows
+   within a band, bands, columns within a stack, stacks, transposition), used on training
+   batches.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from icml25.common.validate import check_int
+from icml25.mdm_order.sudoku import count_solutions, singles_solvable
+
+KINDS = ("singles", "hard")
+
+
+def random_solutions(n: int, seed: int, pool: int = 64) -> np.ndarray:
+    """``(n, 81)`` random complete grids: ``pool`` grids drawn by the solver (three diagonal
+    boxes filled with random permutations, they share no unit; the rest completed with a random
+    digit order), each output a random symmetry (:func:`augment`) of one of them."""
+    n = check_int("n", n, minimum=1)
+    pool = check_int("pool", pool, minimum=1)
+    rng = np.random.default_rng(seed)
+    grids = np.zeros((pool, 9, 9), dtype=np.int64)
+    for b in range(3):  # the diagonal boxes are independent
+        perms = rng.permuted(np.tile(np.arange(1, 10), (pool, 1)), axis=1)  # (pool, 9)
+        grids[:, 3 * b : 3 * b + 3, 3 * b : 3 * b + 3] = perms.reshape(pool, 3, 3)
+    seed_dfs = int(rng.integers(2**31))
+    counts, base = count_solutions(grids.reshape(pool, 81), limit=1, seed=seed_dfs)
+    assert (counts == 1).all()  # any diagonal-box fill completes
+    base = base[rng.integers(pool, size=n)]  # (n, 81)
+    return augment(base, base, rng)[1]
+
+
+def _remove_greedily(puzzles, order, stop, keeps) -> np.ndarray:
+    """Blank the cells of ``order`` ``(N, 81)`` one by one, undoing a blank that makes
+    ``keeps(puzzles) -> (N,) bool`` False, until ``stop(puzzles, rows)`` holds (or the order
+    ends); ``rows`` are the indices of the puzzles passed."""
+    puzzles = puzzles.copy()
+    rows = np.arange(len(puzzles))
+    for j in range(81):
+        rows = rows[~stop(puzzles[rows], rows)]
+        if not rows.size:
+            break
+        trial = puzzles[rows]
+        trial[np.arange(len(rows)), order[rows, j]] = 0
+        ok = keeps(trial)
+        puzzles[rows[ok]] = trial[ok]
+    return puzzles
+
+
+def _at_target(target: np.ndarray):
+    return lambda puzzles, rows: (puzzles > 0).sum(1) <= target[rows]
+
+
+def _unique(puzzles: np.ndarray) -> np.ndarray:
+    return count_solutions(puzzles, limit=2)[0] == 1
+
+
+def make_puzzles(
+    n: int, givens: tuple[int, int], kind: str, seed: int, pool: int = 64
+) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` puzzles of ``kind`` with a unique solution: ``(puzzles, solutions)``, each ``(n, 81)``.
+
+    From a random full grid, cells are blanked in a random order, each blank kept only if
+    naked and hidden singles still solve the puzzle, until a target number of givens drawn
+    uniformly in ``givens = (low, high)`` (or until no cell can go: then a few more givens).
+    ``"singles"`` returns these. ``"hard"`` goes on blanking in a new random order, keeping a
+    blank only while the solution stays unique (counted to 2), and stops at the first puzzle
+    that singles no longer solve; draws that never get there are redrawn.
+    """
+    n = check_int("n", n, minimum=1)
+    low, high = (check_int("givens", g, minimum=17) for g in givens)
+    if high < low or high > 80:
+        raise ValueError(f"givens must be (low, high) with 17 <= low <= high <= 80, got {givens}")
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    rng = np.random.default_rng(seed)
+    found_p, found_s, have = [], [], 0
+    while have < n:
+        batch = n - have if kind == "singles" else 2 * (n - have) + 16
+        sol = random_solutions(batch, int(rng.integers(2**31)), pool)
+        target = rng.integers(low, high + 1, size=batch)  # (batch,)
+        order = rng.random((batch, 81)).argsort(1)  # (batch, 81)
+        puzzles = _remove_greedily(sol, order, _at_target(target), singles_solvable)
+        ok = np.ones(batch, dtype=bool)
+        if kind == "hard":
+            order = rng.random((batch, 81)).argsort(1)
+            puzzles = _remove_greedily(puzzles, order, lambda p, _: ~singles_solvable(p), _unique)
+            ok = ~singles_solvable(puzzles)
+        found_p.append(puzzles[ok])
+        found_s.append(sol[ok])
+        have += int(ok.sum())
+    return np.concatenate(found_p)[:n], np.concatenate(found_s)[:n]
+
+
+def augment(puzzles: np.ndarray, solutions: np.ndarray, rng: np.random.Generator):
+    """Apply one random Sudoku symmetry per row to ``(B, 81)`` puzzles and solutions alike."""
+    B = len(puzzles)
+    digit = np.concatenate(  # (B, 10): 0 stays blank
+        [np.zeros((B, 1), np.int64), rng.permuted(np.tile(np.arange(1, 10), (B, 1)), axis=1)], 1
+    )
+
+    def lines() -> np.ndarray:  # (B, 9) a random permutation of rows (or columns)
+        bands = rng.permuted(np.tile(np.arange(3), (B, 1)), axis=1)  # (B, 3)
+        within = rng.permuted(np.tile(np.arange(3), (B * 3, 1)), axis=1).reshape(B, 3, 3)
+        return (3 * bands[:, :, None] + within).reshape(B, 9)
+
+    rows, cols = lines(), lines()
+    cells = rows[:, :, None] * 9 + cols[:, None, :]  # (B, 9, 9)
+    flip = rng.random(B) < 0.5
+    cells[flip] = cells[flip].transpose(0, 2, 1)
+    cells = cells.reshape(B, 81)
+    take = np.take_along_axis
+    out_p = take(digit, take(puzzles, cells, 1), 1)
+    out_s = take(digit, take(solutions, cells, 1), 1)
+    return out_p, out_s
