@@ -1,0 +1,71 @@
+"""Cross-fitted nuisance moments of unified cost-sensitive learning (Chen, Li & Mao, ICML 2025):
+the weights ``W_k(x)`` of each fold are built from moments fitted on the other folds, as in
+double machine learning.
+
+A nuisance estimator is any scikit-learn estimator: a classifier is read as
+``predict_proba @ classes_`` (the conditional mean of a discrete target, the official code's
+use of ``HistGradientBoostingClassifier``), a regressor through ``predict``. Predictions are
+clipped to the target's range (a regressor may overshoot ``[0, 1]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from sklearn.base import clone, is_classifier
+from sklearn.model_selection import KFold
+
+
+def fit_conditional_mean(estimator, X: np.ndarray, target: np.ndarray) -> Callable:
+    """Fit a clone of ``estimator`` to ``E[target | X]``; return ``X_new -> (m,)`` estimates."""
+    low, high = float(target.min()), float(target.max())
+    if low == high:  # a constant target: nothing to learn (and a classifier cannot be fitted)
+        return lambda X_new: np.full(X_new.shape[0], low)
+    model = clone(estimator).fit(X, target)
+    if is_classifier(model):
+        values = model.classes_.astype(float)  # (c,)
+        return lambda X_new: np.clip(model.predict_proba(X_new) @ values, low, high)
+    return lambda X_new: np.clip(model.predict(X_new), low, high)
+
+
+def point_moments(estimator, X_fit, d_fit, z_fit, dy_fit, X_eval) -> dict[str, np.ndarray]:
+    """The moments of the Wald ratio, fitted on ``X_fit`` and evaluated on ``X_eval``.
+
+    ``d_fit (n,)``, ``z_fit (n,)``, ``dy_fit (n, K)`` = ``D 1{Y=k}``. Returns ``m_d, m_z, m_dz``
+    ``(m,)`` and ``m_dy, m_dzy`` ``(m, K)``: ``3 + 2K`` fitted models.
+    """
+    dz = d_fit * z_fit  # (n,)
+    fit = lambda t: fit_conditional_mean(estimator, X_fit, t)(X_eval)  # noqa: E731
+    return {
+        "m_d": fit(d_fit),
+        "m_z": fit(z_fit),
+        "m_dz": fit(dz),
+        "m_dy": np.stack([fit(dy_fit[:, k]) for k in range(dy_fit.shape[1])], axis=1),
+        "m_dzy": np.stack([fit(dz * dy_fit[:, k]) for k in range(dy_fit.shape[1])], axis=1),
+    }
+
+
+def level_moments(
+    estimator, X_fit, d_fit, z_fit, dy_fit, X_eval, levels
+) -> tuple[np.ndarray, np.ndarray]:
+    """``E[D 1{Y=k} | x, z]`` ``(m, L, K)`` and ``P(D=0 | x, z)`` ``(m, L)`` at every level ``z``.
+
+    The models take ``(X, Z)`` as features (``Z`` one numeric column, as the official code's
+    "robust" variant) and are evaluated with ``Z`` set to each level: ``1 + K`` fitted models.
+    """
+    Xz_fit = np.column_stack([X_fit, z_fit])  # (n, d + 1)
+    m, L = X_eval.shape[0], len(levels)
+    Xz_eval = np.column_stack([np.tile(X_eval, (L, 1)), np.repeat(levels, m)])  # (L m, d + 1)
+
+    def at_levels(target):
+        return fit_conditional_mean(estimator, Xz_fit, target)(Xz_eval).reshape(L, m).T  # (m, L)
+
+    p_d0 = 1.0 - at_levels(d_fit)
+    m_dy = np.stack([at_levels(dy_fit[:, k]) for k in range(dy_fit.shape[1])], axis=2)
+    return m_dy, p_d0
+
+
+def folds(n: int, n_folds: int, random_state) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(fit, held_out)`` index pairs of a shuffled K-fold split."""
+    return list(KFold(n_splits=n_folds, shuffle=True, random_state=random_state).split(np.zeros(n)))

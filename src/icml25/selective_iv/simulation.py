@@ -1,0 +1,88 @@
+"""The numerical study of Chen, Li & Mao (ICML 2025): selective labels from several
+decision-makers, the decision-maker's identity ``Z`` being the instrument.
+
+Generating process (official code ``simulation-multi-{nucem,uc}.py``; symbols ours):
+
+- ``X ~ 2 N(0, I_6)`` observed, ``U ~ 2 N(0, I_4)`` unobserved, ``Z`` uniform on ``{1..5}``;
+- ``Y`` in ``{0, 1, 2}``: ``P(Y | X, U) = softmax((1 - s_Y) X C_X + 2 s_Y U C_U)`` with
+  ``C[i, j] = i + j``;
+- ``D`` Bernoulli with, for the ``"nucem"`` setting (no unmeasured common effect modifier: ``Z``
+  and ``U`` enter additively, the point-identification condition of the paper),
+  ``(1 - s_D) sigmoid(2 Z X beta) + s_D sigmoid(U gamma)``, and for ``"uc"`` (unmeasured
+  confounding that breaks it), ``sigmoid((1 - s_D) 2 Z X beta + 3 s_D U gamma)``;
+  ``beta = (2, 1, 0, -1, -2, -3)``, ``gamma = (1, 2, 3, 4)``.
+
+``Y`` is observed only where ``D = 1``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import expit, softmax
+
+from icml25.common.validate import check_int, check_real
+
+SETTINGS = ("nucem", "uc")
+
+
+class SelectiveData(NamedTuple):
+    """One simulated population. ``Y`` is the full label (for the oracle and the test score)."""
+
+    X: np.ndarray  # (n, d_x) observed covariates
+    U: np.ndarray  # (n, d_u) unobserved confounders
+    Z: np.ndarray  # (n,) instrument: the decision-maker, integers 1..levels
+    Y: np.ndarray  # (n,) label in 0..K-1
+    D: np.ndarray  # (n,) decision in {0, 1}; Y is observed only where D = 1
+    eta: np.ndarray  # (n, K) P(Y = k | X, U), the true class probabilities given X and U
+
+
+def simulate(
+    n: int,
+    setting: str,
+    strength_y: float,
+    strength_d: float,
+    seed: int,
+    *,
+    n_observed: int = 6,
+    n_unobserved: int = 4,
+    levels: int = 5,
+    n_classes: int = 3,
+) -> SelectiveData:
+    """Draw ``n`` units of the paper's simulation.
+
+    Parameters
+    ----------
+    setting : ``"nucem"`` (point identification holds) or ``"uc"`` (it does not).
+    strength_y, strength_d : confounding strengths ``s_Y, s_D`` in ``[0, 1]`` (paper grid
+        ``{.3, .5, .7, .9}``).
+    seed : seed of a ``numpy.random.Generator``.
+    """
+    n = check_int("n", n, minimum=1)
+    if setting not in SETTINGS:
+        raise ValueError(f"setting must be one of {SETTINGS}, got {setting!r}")
+    s_y = check_real("strength_y", strength_y, low=0.0, high=1.0)
+    s_d = check_real("strength_d", strength_d, low=0.0, high=1.0)
+    n_observed = check_int("n_observed", n_observed, minimum=1)
+    n_unobserved = check_int("n_unobserved", n_unobserved, minimum=1)
+    levels = check_int("levels", levels, minimum=2)
+    n_classes = check_int("n_classes", n_classes, minimum=2)
+    rng = np.random.default_rng(seed)
+    X = 2.0 * rng.standard_normal((n, n_observed))  # (n, d_x)
+    U = 2.0 * rng.standard_normal((n, n_unobserved))  # (n, d_u)
+    Z = rng.integers(1, levels + 1, size=n)  # (n,)
+    C_x = np.add.outer(np.arange(n_observed), np.arange(n_classes))  # (d_x, K), C[i, j] = i + j
+    C_u = np.add.outer(np.arange(n_unobserved), np.arange(n_classes))  # (d_u, K)
+    eta = softmax((1 - s_y) * X @ C_x + 2 * s_y * U @ C_u, axis=1)  # (n, K)
+    Y = (rng.random((n, 1)) > np.cumsum(eta, axis=1)).sum(axis=1)  # (n,) inverse-CDF draw
+    Y = np.minimum(Y, n_classes - 1)  # guards the rounding of the last cumulative sum
+    beta = 2.0 - np.arange(n_observed)  # (2, 1, 0, -1, ...)
+    gamma = 1.0 + np.arange(n_unobserved)  # (1, 2, 3, ...)
+    by_z, by_u = 2.0 * Z * (X @ beta), U @ gamma  # (n,), (n,)
+    if setting == "nucem":
+        p_d = (1 - s_d) * expit(by_z) + s_d * expit(by_u)
+    else:
+        p_d = expit((1 - s_d) * by_z + 3 * s_d * by_u)
+    D = (rng.random(n) < p_d).astype(int)  # (n,)
+    return SelectiveData(X, U, Z, Y, D, eta)
