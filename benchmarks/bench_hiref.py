@@ -18,7 +18,6 @@ Four tables, printed as markdown (torch single-threaded, as on our 2-core machin
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import sys
 import time
 from pathlib import Path
@@ -31,27 +30,7 @@ from harness import measure, table  # noqa: E402
 
 from icml25.hiref import DATASETS, GAUSSIAN_W2_SQUARED, hiref, sample, transport_cost  # noqa: E402
 from icml25.hiref.baselines import exact_cost, minibatch_ot  # noqa: E402
-from icml25.hiref.reproduce import peak_rss_mb  # noqa: E402
-
-
-def _in_fresh_process(args: tuple[str, int, int]) -> dict:
-    """HiRef on one data set in this (fresh) process: seconds, peak RSS in MB, cost."""
-    torch.set_num_threads(1)
-    dataset, n, seed = args
-    X, Y = sample(dataset, n, seed)
-    begin = time.perf_counter()
-    perm = hiref(X, Y, seed=seed)
-    seconds = time.perf_counter() - begin
-    return {
-        "seconds": seconds,
-        "peak_rss_mb": peak_rss_mb(),
-        "cost": transport_cost(X, Y, perm),
-    }
-
-
-def fresh(dataset: str, n: int, seed: int = 0) -> dict:
-    with multiprocessing.get_context("spawn").Pool(1) as pool:
-        return pool.map(_in_fresh_process, [(dataset, n, seed)])[0]
+from icml25.hiref.reproduce import _timed_in_fresh_interpreter  # noqa: E402
 
 
 def quality(ns, seeds, restarts=(1, 4)) -> str:
@@ -104,7 +83,7 @@ def speed(ns) -> str:
 def scale(ns) -> str:
     rows = []
     for n in ns:
-        run = fresh("gaussians", n)
+        run = _timed_in_fresh_interpreter("gaussians", n, 0)
         rows.append([n, run["seconds"], run["peak_rss_mb"], run["cost"] / GAUSSIAN_W2_SQUARED])
     return table(["n", "wall s", "peak RSS MB", "cost / W2^2 (closed form)"], rows)
 
