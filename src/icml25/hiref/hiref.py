@@ -35,7 +35,8 @@ import numpy as np
 import torch
 from scipy.optimize import linear_sum_assignment
 
-from icml25.hiref.lowrank import _objective, _solve, sqeuclidean_factors
+from icml25.common.validate import check_int
+from icml25.hiref.lowrank import _objective, _solve, check_solver_options, sqeuclidean_factors
 from icml25.hiref.rank_schedule import child_sizes, rank_schedule
 
 __all__ = ["hiref", "transport_cost", "check_point_clouds", "is_permutation"]
@@ -174,11 +175,11 @@ def _best_of_restarts(A, Bf, a, g, restarts, gamma, max_iter, min_iter, inner_it
         a.repeat(restarts, 1),
         a.repeat(restarts, 1),
         g.repeat(restarts, 1),
-        gamma=float(gamma),
+        gamma=gamma,
         max_iter=max_iter,
         min_iter=min_iter,
         inner_iter=inner_iter,
-        tol=float(tol),
+        tol=tol,
         generator=gen,
     )
     value = _objective(A.repeat(tile), Bf.repeat(tile), Q, R, g.repeat(restarts, 1))
@@ -197,12 +198,6 @@ def _check_ranks(ranks, n: int, max_rank: int) -> tuple[int, ...]:
     if math.prod(ranks) > n:
         raise ValueError(f"ranks must multiply to at most n = {n}, got {ranks!r}")
     return tuple(int(r) for r in ranks)
-
-
-def _check_positive_int(name: str, value, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def hiref(
@@ -251,22 +246,18 @@ def hiref(
     X64, Y64 = check_point_clouds(X, Y)
     _check_cost(cost)
     n, d = X64.shape
-    max_rank = _check_positive_int("max_rank", max_rank, 2)
-    leaf_size = _check_positive_int("leaf_size", leaf_size, 1)
-    max_depth = _check_positive_int("max_depth", max_depth, 1)
+    max_rank = check_int("max_rank", max_rank, minimum=2)
+    leaf_size = check_int("leaf_size", leaf_size, minimum=1)
+    max_depth = check_int("max_depth", max_depth, minimum=1)
     if ranks is None:
         ranks, leaf = rank_schedule(n, max_rank=max_rank, leaf_size=leaf_size, max_depth=max_depth)
     else:
         ranks = _check_ranks(ranks, n, max_rank)
         leaf = -(-n // math.prod(ranks)) if ranks else n
-    for name, value in (("gamma", gamma), ("tol", tol)):
-        if not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
-            raise ValueError(f"{name} must be a positive number, got {value!r}")
-    max_iter = _check_positive_int("max_iter", max_iter, 1)
-    min_iter = _check_positive_int("min_iter", min_iter, 0)
-    inner_iter = _check_positive_int("inner_iter", inner_iter, 1)
-    restarts = _check_positive_int("restarts", restarts, 1)
-    seed = _check_positive_int("seed", seed, 0)
+    gamma, max_iter, min_iter, inner_iter, tol, seed = check_solver_options(
+        gamma, max_iter, min_iter, inner_iter, tol, seed
+    )
+    restarts = check_int("restarts", restarts, minimum=1)
 
     # translation: centre both clouds on their joint mean; scale: unit mean square radius.
     centre = 0.5 * (X64.mean(0) + Y64.mean(0))

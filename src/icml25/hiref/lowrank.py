@@ -36,6 +36,8 @@ import warnings
 import numpy as np
 import torch
 
+from icml25.common.validate import check_int, check_real
+
 __all__ = ["lowrank_ot", "lowrank_cost", "sqeuclidean_factors"]
 
 _TINY = 1e-30
@@ -133,6 +135,19 @@ def _project_to_tolerance(P, a, g, tol: float = 1e-5, max_rounds: int = 50):
     return P
 
 
+def check_solver_options(gamma, max_iter, min_iter, inner_iter, tol, seed) -> tuple:
+    """The subsolver's options, checked (ValueError naming the argument) and converted."""
+    positive = {"low": 0.0, "high": float("inf"), "low_open": True}
+    return (
+        check_real("gamma", gamma, **positive),
+        check_int("max_iter", max_iter, minimum=1),
+        check_int("min_iter", min_iter, minimum=0),
+        check_int("inner_iter", inner_iter, minimum=1),
+        check_real("tol", tol, **positive),
+        check_int("seed", seed, minimum=0),
+    )
+
+
 def _as_batch(name: str, value, ndim: int) -> tuple[torch.Tensor, bool]:
     t = torch.as_tensor(value)
     if not (t.is_floating_point()):
@@ -216,31 +231,22 @@ def lowrank_ot(
     for name, t in (("b", bt), ("g", gt)):
         if not torch.allclose(t.sum(-1), mass, rtol=1e-4, atol=1e-6):
             raise ValueError(f"{name} must have the total mass of a")
-    for name, value in (("gamma", gamma), ("tol", tol)):
-        if not isinstance(value, int | float) or not np.isfinite(value) or value <= 0:
-            raise ValueError(f"{name} must be a positive number, got {value!r}")
-    for name, value, low in (
-        ("max_iter", max_iter, 1),
-        ("min_iter", min_iter, 0),
-        ("inner_iter", inner_iter, 1),
-    ):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    gamma, max_iter, min_iter, inner_iter, tol, seed = check_solver_options(
+        gamma, max_iter, min_iter, inner_iter, tol, seed
+    )
 
-    generator = torch.Generator().manual_seed(int(seed))
+    generator = torch.Generator().manual_seed(seed)
     Q, R, history, iterations, converged = _solve(
         At,
         Bt,
         at,
         bt,
         gt,
-        gamma=float(gamma),
+        gamma=gamma,
         max_iter=max_iter,
         min_iter=min_iter,
         inner_iter=inner_iter,
-        tol=float(tol),
+        tol=tol,
         generator=generator,
     )
     if not converged:

@@ -28,16 +28,11 @@ an empty schedule and a crash there). Our rule, for any ``n >= 1``:
 from __future__ import annotations
 
 import math
-import numbers
 from functools import cache, lru_cache
 
+from icml25.common.validate import check_int
+
 __all__ = ["rank_schedule", "min_partial_product_factorisation", "child_sizes"]
-
-
-def _check_int(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 @lru_cache(maxsize=4096)
@@ -92,10 +87,10 @@ def rank_schedule(
     >>> rank_schedule(10_007)  # a prime: unequal blocks, sizes differ by at most one point
     ((3, 4, 4), 209)
     """
-    n = _check_int("n", n, 1)
-    max_rank = _check_int("max_rank", max_rank, 2)
-    leaf_size = _check_int("leaf_size", leaf_size, 1)
-    max_depth = _check_int("max_depth", max_depth, 1)
+    n = check_int("n", n, minimum=1)
+    max_rank = check_int("max_rank", max_rank, minimum=2)
+    leaf_size = check_int("leaf_size", leaf_size, minimum=1)
+    max_depth = check_int("max_depth", max_depth, minimum=1)
     if n <= leaf_size:
         return (), n
     # (2) the paper's case: the base block divides n
