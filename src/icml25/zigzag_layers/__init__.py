@@ -18,6 +18,7 @@ Needs the ``topology`` extra (dionysus, gudhi); real language models need the ``
 (2, 4)
 """
 
+from icml25.common.optional import load_minilm
 from icml25.zigzag_layers.barcode import METHODS, zigzag_barcode
 from icml25.zigzag_layers.descriptors import (
     betti_curves,
@@ -39,11 +40,7 @@ from icml25.zigzag_layers.pruning import (
     layer_scores,
     prune_layers,
 )
-from icml25.zigzag_layers.representations import (
-    final_embeddings,
-    layer_representations,
-    load_minilm,
-)
+from icml25.zigzag_layers.representations import final_embeddings, layer_representations
 from icml25.zigzag_layers.toy_encoder import ToyEncoder
 
 __all__ = [

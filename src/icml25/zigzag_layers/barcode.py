@@ -21,21 +21,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from icml25.zigzag_layers._optional import require
+from icml25.common.optional import require
 from icml25.zigzag_layers.filtration import ZigzagFiltration
 
 METHODS = ("fast", "plain")
 
 
 def _stage_points_plain(filtration: ZigzagFiltration, simplices: list, times: list) -> list:
-    dionysus = require("dionysus")
+    dionysus = require("dionysus", "topology")
     f = dionysus.Filtration([dionysus.Simplex(s) for s in simplices])
     _, diagrams, _ = dionysus.zigzag_homology_persistence(f, times)
     return [(p, pt.birth, pt.death) for p, dgm in enumerate(diagrams) for pt in dgm]
 
 
 def _stage_points_fast(filtration: ZigzagFiltration, simplices: list, times: list) -> list:
-    dionysus = require("dionysus")
+    dionysus = require("dionysus", "topology")
     cone = dionysus.fast_zigzag(simplices, times)
     reduced = dionysus.homology_persistence(cone)
     diagrams = dionysus.init_zigzag_diagrams(reduced, cone)

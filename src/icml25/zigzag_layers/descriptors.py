@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml25.common.optional import require
 from icml25.common.validate import check_int
-from icml25.zigzag_layers._optional import require
 
 
 def check_bars(bars, n_layers: int) -> np.ndarray:
@@ -91,7 +91,7 @@ def static_betti(simplices, max_dim: int = 1) -> np.ndarray:
 
     ``simplices`` is an int array (S, D) padded with -1 (a layer's complex from
     :meth:`ZigzagFiltration.layer_simplices`); it must be closed under faces."""
-    gudhi = require("gudhi")
+    gudhi = require("gudhi", "topology")
     simplices = np.asarray(simplices)
     if simplices.ndim != 2 or not np.issubdtype(simplices.dtype, np.integer):
         raise ValueError(f"simplices must be an int array (S, D), got shape {simplices.shape}")

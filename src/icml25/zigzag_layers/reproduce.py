@@ -28,6 +28,7 @@ from functools import lru_cache
 import numpy as np
 from matplotlib.figure import Figure
 
+from icml25.common.optional import load_minilm
 from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
 from icml25.zigzag_layers.barcode import zigzag_barcode
@@ -41,11 +42,7 @@ from icml25.zigzag_layers.descriptors import (
 from icml25.zigzag_layers.filtration import zigzag_filtration
 from icml25.zigzag_layers.prompts import build_prompts
 from icml25.zigzag_layers.pruning import angular_prune, layer_scores, prune_layers
-from icml25.zigzag_layers.representations import (
-    final_embeddings,
-    layer_representations,
-    load_minilm,
-)
+from icml25.zigzag_layers.representations import final_embeddings, layer_representations
 from icml25.zigzag_layers.toy_encoder import ToyEncoder
 
 CLAIMS = (
