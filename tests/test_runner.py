@@ -200,3 +200,26 @@ def test_dask_backend_at_an_address(tmp_path):
         )[SLUG]
     local = runner.run([SLUG], scale="smoke", out=tmp_path / "local", jobs=1)[SLUG]
     assert remote["measurements"] == local["measurements"]
+
+
+def test_cell_threads_limit_a_cell_and_are_restored(monkeypatch):
+    import types
+
+    import torch
+    from threadpoolctl import threadpool_info
+
+    def run_cell(config, cell, seed):
+        blas = [pool["num_threads"] for pool in threadpool_info()]
+        return {"torch": torch.get_num_threads(), "blas": max(blas, default=1)}
+
+    fake = types.ModuleType("icml25.fakepaper.reproduce")
+    fake.run_cell, fake.CELL_THREADS = run_cell, 1
+    monkeypatch.setitem(sys.modules, "icml25.fakepaper.reproduce", fake)
+    torch.set_num_threads(2)
+    try:
+        _, _, record = runner._execute("fakepaper", 0, None, {}, 0, None)
+        assert record["status"] == "ok", record
+        assert record["output"] == {"torch": 1, "blas": 1}
+        assert torch.get_num_threads() == 2  # restored after the cell
+    finally:
+        torch.set_num_threads(1)

@@ -13,7 +13,13 @@ A paper's reproduction is the module ``icml25.<slug>.reproduce``. It defines
     alone; it returns numbers, and arrays for the figures;
 ``summarize(config, results) -> Summary``
     ``results`` is a list of ``(cell, output)`` pairs in the order of ``cells(config)``, for the
-    cells that finished; it returns the measurements and figures, never a verdict.
+    cells that finished; it returns the measurements and figures, never a verdict;
+
+and may define
+
+``CELL_THREADS``
+    an int: the most threads (torch, BLAS, OpenMP) one cell should use, for cells whose small
+    products run slower on more threads; the runner applies it, in workers and in-process.
 
 Because a reproduction is map(run_cell) then reduce(summarize), the runner can place its cells
 on any worker, and a test can run a single cell.

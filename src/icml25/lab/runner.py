@@ -165,10 +165,8 @@ def _execute(
         warnings.simplefilter("default")
         try:
             module = importlib.import_module(module_path(slug))
-            if threads is not None and "torch" in sys.modules:
-                sys.modules["torch"].set_num_threads(threads)
-            # workers side by side: BLAS (OpenBLAS, MKL) gets the same share of the cores
-            with threadpool_limits(threads) if threads is not None else contextlib.nullcontext():
+            limits = [t for t in (threads, getattr(module, "CELL_THREADS", None)) if t]
+            with _thread_limit(min(limits) if limits else None):
                 record = {"status": "ok", "output": module.run_cell(config, cell, seed)}
         except Exception:  # a failed cell must not stop the others
             record = {"status": "failed", "traceback": traceback.format_exc()}
@@ -179,6 +177,25 @@ def _execute(
         warnings=sorted({f"{w.category.__name__}: {w.message}" for w in caught}),
     )
     return slug, index, record
+
+
+@contextlib.contextmanager
+def _thread_limit(threads: int | None) -> Iterator[None]:
+    """At most ``threads`` threads for torch and for BLAS/OpenMP (threadpoolctl) while a cell
+    runs, restored afterwards; ``None``: no limit. Workers side by side get a share each."""
+    if threads is None:
+        yield
+        return
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    if torch is not None:
+        torch.set_num_threads(threads)
+    try:
+        with threadpool_limits(threads):
+            yield
+    finally:
+        if torch is not None:
+            torch.set_num_threads(before)
 
 
 @contextlib.contextmanager

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.figure import Figure
-from threadpoolctl import threadpool_limits
 
 from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
@@ -40,6 +39,9 @@ from icml25.mlc_rcn.noise import (
     separation,
     symmetric_noise_matrix,
 )
+
+# small matrix products: on 2 shared cores two OpenBLAS threads made cells up to 7x slower
+CELL_THREADS = 1
 
 CLAIMS = (
     Claim(
@@ -139,18 +141,11 @@ def cells(config: Config) -> list[dict]:
 
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
-    with _one_blas_thread():
-        if cell["part"] == "binary":
-            return _binary(config, cell, seed)
-        if cell["part"] == "bayes":
-            return _bayes(config, seed)
-        return _multiclass(config, cell, seed)
-
-
-def _one_blas_thread():
-    """Hold BLAS to one thread: the products here are small, and on 2 shared cores two
-    OpenBLAS threads made cells up to 7x slower (also when the cell runs in-process)."""
-    return threadpool_limits(1)
+    if cell["part"] == "binary":
+        return _binary(config, cell, seed)
+    if cell["part"] == "bayes":
+        return _bayes(config, seed)
+    return _multiclass(config, cell, seed)
 
 
 def _binary(config: Config, cell: dict, seed: int) -> dict:

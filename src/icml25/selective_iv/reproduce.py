@@ -21,11 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 from matplotlib.figure import Figure
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from sklearn.model_selection import train_test_split
-from threadpoolctl import threadpool_limits
 
 from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
@@ -33,6 +31,10 @@ from icml25.selective_iv.classifiers import ERMClassifier, UCLClassifier
 from icml25.selective_iv.simulation import simulate
 
 METHODS = ("selected", "ipw", "full", "point", "partial")
+
+# tiny torch models and scikit-learn trees: the trees' OpenMP pool oversubscribes a shared
+# machine badly
+CELL_THREADS = 1
 
 CLAIMS = (
     Claim(
@@ -124,18 +126,7 @@ def nuisance_model(config: Config):
 
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
-    """One simulated data set, five classifiers, their test accuracies; on one thread (the
-    trees' OpenMP pool oversubscribes a shared machine badly)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with threadpool_limits(limits=1):
-            return _run_cell(config, cell, seed)
-    finally:
-        torch.set_num_threads(threads)
-
-
-def _run_cell(config: Config, cell: dict, seed: int) -> dict:
+    """One simulated data set, five classifiers, their test accuracies."""
     data_seed, split_seed, fit_seed = np.random.SeedSequence(seed).generate_state(3)
     data = simulate(
         config.n, cell["setting"], cell["strength_y"], cell["strength_d"], int(data_seed)
