@@ -13,11 +13,9 @@ linear task, softmax attention on all three. Ablation cells repeat the paper's m
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 from matplotlib.figure import Figure
 
 from icml25.icl_denoising.attention import attention_denoise, scalar_weights, train_attention
@@ -30,6 +28,9 @@ from icml25.lab.reproduction import Summary
 TASKS = ("linear", "sphere", "gmm")
 PAPER_MODEL = {"linear": "linear", "sphere": "softmax", "gmm": "softmax"}
 MAIN = (("linear", "linear"), ("linear", "softmax"), ("sphere", "softmax"), ("gmm", "softmax"))
+
+# float sums identical whatever the worker count, and small products fastest: one thread
+CELL_THREADS = 1
 
 CLAIMS = (
     *(
@@ -165,17 +166,6 @@ def bayes(config: Config, task: str, p: Prompts) -> np.ndarray:
     return bayes_gmm(p.query, p.centers, c.gmm_sigma_0_sq, c.gmm_sigma_z_sq)
 
 
-@contextmanager
-def _one_thread():
-    """Deterministic float sums whatever the worker count: torch on one thread inside a cell."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def _mse(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.mean((a - b) ** 2))
 
@@ -186,17 +176,16 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     train = make_prompts(config, task, config.prompts_train * mult, s_train)
     test = make_prompts(config, task, config.prompts_test, s_test)
     epochs = config.epochs_linear if task == "linear" else config.epochs_nonlinear
-    with _one_thread():
-        run = train_attention(
-            train,
-            test,
-            kind,
-            epochs=max(1, epochs // mult),
-            batch_size=config.batch_size,
-            lr=config.lr,
-            seed=int(s_model.generate_state(1)[0]),
-        )
-        out_model = attention_denoise(test.context, test.query, run.W_KQ, run.W_PV, kind)
+    run = train_attention(
+        train,
+        test,
+        kind,
+        epochs=max(1, epochs // mult),
+        batch_size=config.batch_size,
+        lr=config.lr,
+        seed=int(s_model.generate_state(1)[0]),
+    )
+    out_model = attention_denoise(test.context, test.query, run.W_KQ, run.W_PV, kind)
     beta, off_kq = scalar_weights(run.W_KQ)
     alpha, off_pv = scalar_weights(run.W_PV)
     out = {
@@ -227,13 +216,12 @@ def _best_scalar_layer(kind: str, train: Prompts, test: Prompts) -> float:
     eye = np.eye(train.query.shape[1])
     betas = [1.0] if kind == "linear" else np.geomspace(0.1, 30.0, 31)
     best = (np.inf, 0.0, 0.0)
-    with _one_thread():
-        for beta in betas:
-            y = attention_denoise(train.context, train.query, beta * eye, eye, kind)  # (B, n)
-            alpha = float(np.sum(y * train.target) / np.sum(y * y))
-            best = min(best, (_mse(alpha * y, train.target), alpha, float(beta)))
-        _, alpha, beta = best
-        y = attention_denoise(test.context, test.query, beta * eye, alpha * eye, kind)
+    for beta in betas:
+        y = attention_denoise(train.context, train.query, beta * eye, eye, kind)  # (B, n)
+        alpha = float(np.sum(y * train.target) / np.sum(y * y))
+        best = min(best, (_mse(alpha * y, train.target), alpha, float(beta)))
+    _, alpha, beta = best
+    y = attention_denoise(test.context, test.query, beta * eye, alpha * eye, kind)
     return _mse(y, test.target)
 
 
@@ -247,8 +235,7 @@ def _energy(config: Config, test: Prompts, alpha: float, beta: float, trained) -
     patterns = sign * test.context  # (B, L, n)
     states = dam_descent(test.query, patterns, abs(alpha), abs(beta), config.energy_steps)
     eye = np.eye(test.query.shape[1])
-    with _one_thread():
-        attention = attention_denoise(test.context, test.query, beta * eye, alpha * eye, "softmax")
+    attention = attention_denoise(test.context, test.query, beta * eye, alpha * eye, "softmax")
     return {
         "energy_step_max_abs_diff": float(np.max(np.abs(states[1] - attention))),
         "trained_vs_one_step_rel": float(

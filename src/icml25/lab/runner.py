@@ -186,16 +186,15 @@ def _thread_limit(threads: int | None) -> Iterator[None]:
     if threads is None:
         yield
         return
-    torch = sys.modules.get("torch")
-    before = torch.get_num_threads() if torch is not None else None
-    if torch is not None:
-        torch.set_num_threads(threads)
+    import torch  # here, not at the top: a cell may import torch lazily, after this is set
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
     try:
         with threadpool_limits(threads):
             yield
     finally:
-        if torch is not None:
-            torch.set_num_threads(before)
+        torch.set_num_threads(before)
 
 
 @contextlib.contextmanager

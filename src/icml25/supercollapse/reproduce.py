@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 from matplotlib.figure import Figure
 
 from icml25.lab.claims import Claim
@@ -38,6 +37,9 @@ from icml25.supercollapse.collapse import (
 )
 from icml25.supercollapse.fourier import fourier_task
 from icml25.supercollapse.mlp import parameter_count, train_members
+
+# small batched matmuls: one thread is fastest on a shared CPU
+CELL_THREADS = 1
 
 CLAIMS = (
     Claim(
@@ -141,12 +143,7 @@ def horizons(config: Config, gamma: float) -> dict[int, int]:
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
     if cell["part"] == "power_law":
         return _power_law(config)
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)  # small batched matmuls: one thread is fastest on a shared CPU
-    try:
-        return _train_cell(config, cell, seed)
-    finally:
-        torch.set_num_threads(before)
+    return _train_cell(config, cell, seed)
 
 
 def _train_cell(config: Config, cell: dict, seed: int) -> dict:

@@ -45,6 +45,9 @@ from icml25.zigzag_layers.pruning import angular_prune, layer_scores, prune_laye
 from icml25.zigzag_layers.representations import final_embeddings, layer_representations
 from icml25.zigzag_layers.toy_encoder import ToyEncoder
 
+# MiniLM's forward passes on small batches: one thread per cell
+CELL_THREADS = 1
+
 CLAIMS = (
     Claim(
         "a",
@@ -185,9 +188,6 @@ def _prompts_and_reps(config: Config, per_family: int) -> tuple[list[str], np.nd
 
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
-    import torch
-
-    torch.set_num_threads(1)
     rng = np.random.default_rng(seed)
     if cell["part"] == "check":
         return _check(config, rng)
