@@ -69,6 +69,7 @@ def lowrank_coupling_cost(X: np.ndarray, Y: np.ndarray, rank: int, seed: int) ->
     Xt = torch.from_numpy(X - centre).to(torch.float32).unsqueeze(0)
     Yt = torch.from_numpy(Y - centre).to(torch.float32).unsqueeze(0)
     A, B = sqeuclidean_factors(Xt, Yt)  # (1, n, d + 2)
+    A, B = A.transpose(1, 2).contiguous(), B.transpose(1, 2).contiguous()  # (1, d + 2, n)
     a = torch.full((1, n), 1.0 / n)
     g = torch.full((1, rank), 1.0 / rank)
     Q, R, *_ = _solve(

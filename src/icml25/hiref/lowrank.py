@@ -27,6 +27,8 @@ A last projection brings the column marginal to ``g`` within ``1e-5`` (relative,
 shrink the step either (FRLC normalises by ``||G||_inf`` instead). Everything is batched:
 ``A`` may be ``(batch, m, k)`` and all blocks of a HiRef level are solved as one tensor
 computation; a row of zero mass (``a_i = 0``) is a padding row and stays out of the problem.
+Inside, the solver holds ``Q``, ``R`` and the factors cluster-major, ``(batch, r, m)`` and
+``(batch, k, m)``: with ``r`` and ``k`` of 2-16, every product then runs along the long axis.
 """
 
 from __future__ import annotations
@@ -61,59 +63,77 @@ def sqeuclidean_factors(X, Y) -> tuple[torch.Tensor, torch.Tensor]:
 def _project(K, a, g, iters: int):
     """Sinkhorn projection of a positive kernel onto Pi(a, g), batched.
 
-    Shapes: K (B, m, r), a (B, m), g (B, r). Ends with the row scaling, so rows are exact.
+    Shapes (cluster-major, see ``_solve``): K (B, r, m), a (B, m), g (B, r). Ends with the row
+    scaling, so the point marginal ``a`` is exact.
     """
-    u = a / K.sum(-1).clamp_min(_TINY)  # (B, m)
+    u = a / K.sum(1).clamp_min(_TINY)  # (B, m)
     for _ in range(iters):
-        col = torch.bmm(u.unsqueeze(1), K).squeeze(1)  # (B, r) = K^T u
+        col = torch.bmm(u.unsqueeze(1), K.transpose(1, 2)).squeeze(1)  # (B, r) = K u
         v = g / col.clamp_min(_TINY)
-        u = a / torch.bmm(K, v.unsqueeze(-1)).squeeze(-1).clamp_min(_TINY)  # (B, m)
+        u = a / torch.bmm(v.unsqueeze(1), K).squeeze(1).clamp_min(_TINY)  # (B, m) = K^T v
     if iters == 0:
         v = torch.ones_like(g)
-    return K.mul_(u.unsqueeze(-1)).mul_(v.unsqueeze(1))  # in place: K is the caller's scratch
+    return K.mul_(u.unsqueeze(1)).mul_(v.unsqueeze(-1))  # in place: K is the caller's scratch
+
+
+def _products(A, B, Q, R):
+    """``A^T Q`` and ``B^T R`` transposed, batched: Q, R (B, r, m), A, B (B, k, m) -> (B, r, k)."""
+    return torch.bmm(Q, A.transpose(1, 2)), torch.bmm(R, B.transpose(1, 2))
+
+
+def _objective_of(AtQ, BtR, g):
+    """<C, Q diag(1/g) R^T> = sum_z (A^T q_z) . (B^T r_z) / g_z from the products: (B,)."""
+    return ((AtQ * BtR).sum(-1) / g).sum(-1)
 
 
 def _objective(A, B, Q, R, g):
-    """<C, Q diag(1/g) R^T> for C = A B^T, batched: (B,)."""
-    AtQ = torch.bmm(A.transpose(1, 2), Q)  # (B, k, r)
-    BtR = torch.bmm(B.transpose(1, 2), R)  # (B, k, r)
-    return ((AtQ * BtR).sum(1) / g).sum(-1)
+    """<C, Q diag(1/g) R^T> for C = A^T B (cluster-major factors (B, k, m)), batched: (B,)."""
+    return _objective_of(*_products(A, B, Q, R), g)
 
 
 def _mirror_step(G, P, a, g, gamma: float, inner: int):
-    """One mirror-descent step on Q (or R) with its gradient G; shapes (B, m, r).
+    """One mirror-descent step on Q (or R) with its gradient G; shapes (B, r, m).
 
-    G is consumed (overwritten in place): at n = 2^20 every (B, m, r) temporary is 16 MB.
+    G is consumed (overwritten in place): at n = 2^20 every (B, r, m) temporary is 16 MB.
     """
-    G.sub_(G.amin(-1, keepdim=True))  # row constants do not move the projection
+    G.sub_(G.amin(1, keepdim=True))  # row (point) constants do not move the projection
     spread = G.flatten(1).amax(-1).clamp_min(_TINY)  # (B,)
     # floors keep every entry a normal float32 (subnormals are ~100x slower on CPUs): the
     # exponent is cut at -30 and Q at 1e-10 of its row mass, a negligible entropic floor
     K = G.mul_(-(gamma / spread).view(-1, 1, 1)).clamp_min_(_LOG_FLOOR).exp_()
-    K.mul_(torch.maximum(P, a.unsqueeze(-1) * _MASS_FLOOR))
+    K.mul_(torch.maximum(P, a.unsqueeze(1) * _MASS_FLOOR))
     return _project(K, a, g, inner)
 
 
 def _solve(A, B, a, b, g, *, gamma, max_iter, min_iter, inner_iter, tol, generator):
-    """The batched solver on torch tensors. A, B (Bt, m, k); a, b (Bt, m); g (Bt, r)."""
-    batch, m, _ = A.shape
+    """The batched solver on torch tensors, in a cluster-major layout.
+
+    A, B (Bt, k, m): the factors transposed, ``C = A^T B``; a, b (Bt, m); g (Bt, r). Returns
+    Q, R of shape (Bt, r, m), i.e. the (m, r) factors transposed: with r of 2-16 columns, every
+    product then runs along the long axis m (matrix-vector and k x m products), which on CPU
+    is 3-10x faster than the same products on (m, r) row-major tensors.
+    """
+    batch, _, m = A.shape
     r = g.shape[1]
     start = torch.rand(batch, m, r, generator=generator, dtype=A.dtype) + 0.5  # (Bt, m, r)
+    start = start.transpose(1, 2).contiguous()  # (Bt, r, m)
     R = _project(start.clone(), b, g, 4 * inner_iter)
     Q = _project(start, a, g, 4 * inner_iter)
-    previous = _objective(A, B, Q, R, g)
+    AtQ, BtR = _products(A, B, Q, R)  # (Bt, r, k) each
+    previous = _objective_of(AtQ, BtR, g)
     history = [previous]
     converged, it = False, 0
+    inv_g = (1.0 / g).unsqueeze(-1)  # (Bt, r, 1)
     for it in range(1, max_iter + 1):
         # Jacobi order: both gradients at the current (Q, R), as in FRLC; with A = B and
-        # a = b the iterates stay symmetric, so identical clouds are split identically
-        BtR = torch.bmm(B.transpose(1, 2), R)  # (Bt, k, r)
-        AtQ = torch.bmm(A.transpose(1, 2), Q)  # (Bt, k, r)
+        # a = b the iterates stay symmetric, so identical clouds are split identically.
+        # grad_Q^T = diag(1/g) (B^T R)^T A^T, grad_R^T = diag(1/g) (A^T Q)^T B^T: (Bt, r, m)
         Q, R = (
-            _mirror_step(torch.bmm(A, BtR).div_(g.unsqueeze(1)), Q, a, g, gamma, inner_iter),
-            _mirror_step(torch.bmm(B, AtQ).div_(g.unsqueeze(1)), R, b, g, gamma, inner_iter),
+            _mirror_step(torch.bmm(BtR, A).mul_(inv_g), Q, a, g, gamma, inner_iter),
+            _mirror_step(torch.bmm(AtQ, B).mul_(inv_g), R, b, g, gamma, inner_iter),
         )
-        value = _objective(A, B, Q, R, g)
+        AtQ, BtR = _products(A, B, Q, R)  # the objective's products are the next gradients'
+        value = _objective_of(AtQ, BtR, g)
         history.append(value)
         # the stopping test reads the batch's total objective (a HiRef level's LR cost)
         change = float((value - previous).sum().abs() / previous.abs().sum().clamp_min(_TINY))
@@ -127,9 +147,10 @@ def _solve(A, B, a, b, g, *, gamma, max_iter, min_iter, inner_iter, tol, generat
 
 
 def _project_to_tolerance(P, a, g, tol: float = 1e-5, max_rounds: int = 50):
-    """Sinkhorn rounds of 10 iterations until ``|P^T 1 - g|_1 <= tol |g|_1`` (or max_rounds)."""
+    """Sinkhorn rounds of 10 iterations until ``|P 1 - g|_1 <= tol |g|_1`` (or max_rounds);
+    P (B, r, m)."""
     for _ in range(max_rounds):
-        if float(((P.sum(-2) - g).abs().sum(-1) / g.sum(-1)).max()) <= tol:
+        if float(((P.sum(-1) - g).abs().sum(-1) / g.sum(-1)).max()) <= tol:
             break
         P = _project(P, a, g, 10)
     return P
@@ -237,8 +258,8 @@ def lowrank_ot(
 
     generator = torch.Generator().manual_seed(seed)
     Q, R, history, iterations, converged = _solve(
-        At,
-        Bt,
+        At.transpose(1, 2).contiguous(),  # (batch, k, m): the solver's cluster-major layout
+        Bt.transpose(1, 2).contiguous(),
         at,
         bt,
         gt,
@@ -249,6 +270,7 @@ def lowrank_ot(
         tol=tol,
         generator=generator,
     )
+    Q, R = Q.transpose(1, 2).contiguous(), R.transpose(1, 2).contiguous()  # (batch, m, r)
     if not converged:
         warnings.warn(
             f"lowrank_ot did not converge in max_iter = {max_iter} iterations (tol = {tol})",
@@ -278,5 +300,6 @@ def lowrank_cost(A, B, Q, R, g=None) -> float | np.ndarray:
     Qt, _ = _as_batch("Q", torch.as_tensor(Q, dtype=At.dtype), 2)
     Rt, _ = _as_batch("R", torch.as_tensor(R, dtype=At.dtype), 2)
     gt = Qt.sum(-2) if g is None else torch.as_tensor(g, dtype=At.dtype).expand(Qt.shape[0], -1)
-    value = _objective(At, Bt.to(At.dtype), Qt, Rt, gt).numpy()
+    cluster_major = [t.transpose(1, 2) for t in (At, Bt.to(At.dtype), Qt, Rt)]
+    value = _objective(*cluster_major, gt).numpy()
     return float(value[0]) if single else value
