@@ -16,15 +16,16 @@ import numpy as np
 import ot
 import torch
 
-from icml25.hiref.lowrank import _objective, _solve, sqeuclidean_factors
+from icml25.hiref.costs import sqeuclidean_factors
+from icml25.hiref.lowrank import _objective, _solve
 
 __all__ = ["exact_cost", "sinkhorn_plan", "minibatch_ot", "lowrank_coupling_cost"]
 
 
-def exact_cost(X: np.ndarray, Y: np.ndarray) -> float:
-    """Optimal mean squared Euclidean cost by ``ot.emd`` (uniform weights)."""
+def exact_cost(X: np.ndarray, Y: np.ndarray, cost: str = "sqeuclidean") -> float:
+    """Optimal mean cost (squared Euclidean or Euclidean) by ``ot.emd`` (uniform weights)."""
     n = len(X)
-    M = ot.dist(X, Y)  # (n, n) squared Euclidean
+    M = ot.dist(X, Y, metric=cost)  # (n, n)
     w = np.full(n, 1.0 / n)
     plan = ot.emd(w, w, M, numItermax=100 * n * n)
     return float(np.sum(plan * M))

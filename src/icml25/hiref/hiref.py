@@ -36,12 +36,19 @@ import torch
 from scipy.optimize import linear_sum_assignment
 
 from icml25.common.validate import check_int
-from icml25.hiref.lowrank import _objective, _solve, check_solver_options, sqeuclidean_factors
+from icml25.hiref.costs import (
+    check_cost,
+    euclidean_factors,
+    factor_error,
+    leaf_costs,
+    pair_costs,
+    sqeuclidean_factors,
+)
+from icml25.hiref.lowrank import _objective, _solve, check_solver_options
 from icml25.hiref.rank_schedule import child_sizes, rank_schedule
 
 __all__ = ["hiref", "transport_cost", "check_point_clouds", "is_permutation"]
 
-COSTS = ("sqeuclidean",)
 _LEAF_CHUNK_ENTRIES = 1 << 22  # leaf cost entries formed at once (32 MB in float64)
 
 
@@ -78,11 +85,6 @@ def check_point_clouds(X, Y) -> tuple[np.ndarray, np.ndarray]:
     return out[0], out[1]
 
 
-def _check_cost(cost: str) -> None:
-    if cost not in COSTS:
-        raise ValueError(f"cost must be one of {COSTS}, got {cost!r}")
-
-
 def is_permutation(perm, n: int) -> bool:
     """Whether ``perm`` holds each of ``0..n-1`` exactly once."""
     perm = np.asarray(perm)
@@ -90,13 +92,14 @@ def is_permutation(perm, n: int) -> bool:
 
 
 def transport_cost(X, Y, perm, cost: str = "sqeuclidean") -> float:
-    """Mean cost of the pairing ``X[i] <-> Y[perm[i]]``: ``(1/n) sum_i |x_i - y_perm(i)|^2``."""
+    """Mean cost of the pairing ``X[i] <-> Y[perm[i]]``: ``(1/n) sum_i c(x_i, y_perm(i))`` with
+    ``c = |x - y|^2`` (``cost="sqeuclidean"``) or ``|x - y|`` (``"euclidean"``)."""
     X, Y = check_point_clouds(X, Y)
-    _check_cost(cost)
+    check_cost(cost)
     perm = np.asarray(perm)
     if not np.issubdtype(perm.dtype, np.integer) or not is_permutation(perm, len(X)):
         raise ValueError(f"perm must be a permutation of 0..{len(X) - 1}")
-    return float(np.mean(np.sum((X - Y[perm]) ** 2, axis=1)))
+    return float(np.mean(pair_costs(X, Y[perm], cost)))
 
 
 def _gather(points: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
@@ -128,7 +131,9 @@ def _split(idx: torch.Tensor, P: torch.Tensor, caps: torch.Tensor) -> torch.Tens
     return torch.stack(children, dim=1).reshape(B * r, kmax)
 
 
-def _pair_cost(Xp: torch.Tensor, Yp: torch.Tensor, ix: torch.Tensor, iy: torch.Tensor) -> float:
+def _block_coupling_cost(
+    Xp: torch.Tensor, Yp: torch.Tensor, ix: torch.Tensor, iy: torch.Tensor
+) -> float:
     """Mean cost of the coupling sending each X-block uniformly onto its Y-block.
 
     For a block pair of s points: (1/s^2) sum |x - y|^2 = Var(X_b) + Var(Y_b) + |xbar - ybar|^2;
@@ -145,26 +150,23 @@ def _pair_cost(Xp: torch.Tensor, Yp: torch.Tensor, ix: torch.Tensor, iy: torch.T
     return float((per_block * sizes).sum() / sizes.sum())
 
 
-def _solve_leaves(X: np.ndarray, Y: np.ndarray, ix: np.ndarray, iy: np.ndarray, perm: np.ndarray):
+def _solve_leaves(X, Y, ix: np.ndarray, iy: np.ndarray, perm: np.ndarray, cost: str):
     """Exact assignment on every leaf; costs formed a chunk of leaves at a time (float64).
 
     ix, iy (B, m) leaf indices, -1 padded at the end of a row; writes perm[ix] = iy[assignment].
-    Each leaf's cost is ``-2 (x_i - xbar) . (y_j - ybar)``: it differs from ``|x_i - y_j|^2``
-    by a row and a column constant, so it has the same optimal assignments, and scipy's
-    shortest-augmenting-path solver runs 2-2.5x faster on it (those constants are large
-    against a leaf's spread: the solver would first have to build them up as duals).
+    The leaf costs are ``costs.leaf_costs``: the true cost, or one with the same optimal
+    assignments that scipy's solver finishes faster.
     """
     B, m = ix.shape
-    chunk = max(1, _LEAF_CHUNK_ENTRIES // max(1, m * m))
+    chunk = max(
+        1, _LEAF_CHUNK_ENTRIES // max(1, m * m * (X.shape[1] if cost == "euclidean" else 1))
+    )
     sizes = (ix >= 0).sum(1)
     valid = (ix >= 0)[:, :, None]  # (B, m, 1)
     for start in range(0, B, chunk):
         cx, cy = ix[start : start + chunk], iy[start : start + chunk]
-        ok, s_c = valid[start : start + chunk], sizes[start : start + chunk, None, None]
-        Xl, Yl = X[np.maximum(cx, 0)] * ok, Y[np.maximum(cy, 0)] * ok  # (c, m, d), padding 0
-        Xl -= Xl.sum(1, keepdims=True) / s_c
-        Yl -= Yl.sum(1, keepdims=True) / s_c
-        C = -2.0 * (Xl @ Yl.transpose(0, 2, 1))  # (c, m, m)
+        ok = valid[start : start + chunk]
+        C = leaf_costs(X[np.maximum(cx, 0)] * ok, Y[np.maximum(cy, 0)] * ok, ok, cost)  # (c, m, m)
         for j in range(len(cx)):
             s = sizes[start + j]
             rows, cols = linear_sum_assignment(C[j, :s, :s])
@@ -225,6 +227,7 @@ def hiref(
     inner_iter: int = 5,
     tol: float = 1e-6,
     restarts: int = 1,
+    cost_rank: int = 16,
     seed: int = 0,
     log: bool = False,
 ):
@@ -233,7 +236,10 @@ def hiref(
     Parameters
     ----------
     X, Y : float arrays of the same shape ``(n, d)``.
-    cost : ``"sqeuclidean"`` (``|x - y|^2``, factored as ``A B^T`` with ``k = d + 2``).
+    cost : ``"sqeuclidean"`` (``|x - y|^2``, exact factors ``A B^T`` with ``k = d + 2``) or
+        ``"euclidean"`` (``|x - y|``: adaptive cross approximation of rank ``cost_rank`` in
+        both directions, averaged, ``costs.euclidean_factors``; their error on sampled entries
+        is in the log; leaves use the exact cost either way).
     ranks : the rank schedule ``(r_1, ..., r_k)``; by default ``rank_schedule(n, max_rank=...,
         leaf_size=..., max_depth=...)``. Leaves get ``ceil(n / prod(ranks))`` points or fewer.
     gamma, max_iter, min_iter, inner_iter, tol : the low-rank subsolver's step and iterations
@@ -242,10 +248,14 @@ def hiref(
         the batch, so ``restarts`` times the level's work) and each block keeps the coupling
         with the lowest LR objective. 1 (the paper's single start) is the default; 4-8 remove
         most of the excess cost on data sets whose clusters a single start cuts (README).
+    cost_rank : rank of each cross approximation of the Euclidean cost in every block (the
+        factors have ``2 cost_rank`` columns; ignored for ``"sqeuclidean"``, whose factors are
+        exact).
     seed : seeds the subsolver's initialisation; same seed, same output.
     log : also return a dict: ``ranks``, ``leaf``, per-level ``levels`` (rank, blocks, block
         size, seconds, subsolver iterations, converged, ``lr_objective`` of the chosen low-rank
-        couplings, ``cost`` of the level's block coupling),
+        couplings, ``cost`` of the level's block coupling (squared Euclidean only), and for
+        ``"euclidean"`` ``factor_error``, the worst block's relative error of its factors),
         ``leaf_seconds``, ``seconds``, ``work`` (an operation count), ``cost``.
 
     Returns
@@ -254,7 +264,7 @@ def hiref(
     """
     begin = time.perf_counter()
     X64, Y64 = check_point_clouds(X, Y)
-    _check_cost(cost)
+    check_cost(cost)
     n, d = X64.shape
     max_rank = check_int("max_rank", max_rank, minimum=2)
     leaf_size = check_int("leaf_size", leaf_size, minimum=1)
@@ -268,6 +278,8 @@ def hiref(
         gamma, max_iter, min_iter, inner_iter, tol, seed
     )
     restarts = check_int("restarts", restarts, minimum=1)
+    cost_rank = check_int("cost_rank", cost_rank, minimum=1)
+    power = 2 if cost == "sqeuclidean" else 1  # cost(s x, s y) = s^power cost(x, y)
 
     # translation: centre both clouds on their joint mean; scale: unit mean square radius.
     centre = 0.5 * (X64.mean(0) + Y64.mean(0))
@@ -289,10 +301,17 @@ def hiref(
         Xb, Yb = _gather(Xp, ix), _gather(Yp, iy)  # (B, m, d)
         centre_b = (Xb.sum(1) + Yb.sum(1)) / (2 * sizes).unsqueeze(1)  # (B, d)
         maskf = mask.unsqueeze(-1).to(Xp.dtype)
-        A, Bf = sqeuclidean_factors(
-            (Xb - centre_b.unsqueeze(1)) * maskf, (Yb - centre_b.unsqueeze(1)) * maskf
-        )  # (B, m, d + 2)
-        A = (A * maskf).transpose(1, 2).contiguous()  # (B, d + 2, m): the subsolver's layout
+        Xc = (Xb - centre_b.unsqueeze(1)) * maskf  # (B, m, d)
+        Yc = (Yb - centre_b.unsqueeze(1)) * maskf
+        if cost == "sqeuclidean":
+            A, Bf = sqeuclidean_factors(Xc, Yc)  # (B, m, d + 2), exact
+            error = None
+        else:
+            A, Bf = euclidean_factors(Xc.double(), Yc.double(), min(cost_rank, m), mask)
+            error = factor_error(A, Bf, Xc, Yc, cost, mask, generator)
+            A, Bf = A.to(Xp.dtype), Bf.to(Xp.dtype)  # (B, m, 2 cost_rank)
+        k = A.shape[-1]
+        A = (A * maskf).transpose(1, 2).contiguous()  # (B, k, m): the subsolver's layout
         Bf = (Bf * maskf).transpose(1, 2).contiguous()
         a = mask.to(Xp.dtype) / sizes.unsqueeze(1)  # (B, m)
         g = caps.to(Xp.dtype) / sizes.unsqueeze(1)  # (B, r)
@@ -300,24 +319,26 @@ def hiref(
             A, Bf, a, g, restarts, gamma, max_iter, min_iter, inner_iter, tol, generator
         )
         ix, iy = _split(ix, Q, caps), _split(iy, R, caps)
-        work += 2.0 * restarts * (iterations + 1) * n * r * (2 * (d + 2) + 4 * inner_iter + 4)
-        levels.append(
-            {
-                "rank": r,
-                "blocks": blocks,
-                "block_size": m,
-                "iterations": iterations,
-                "converged": converged,
-                "seconds": time.perf_counter() - t0,
-                "lr_objective": float((objective * sizes).sum() / n) * scale**2,
-                "cost": _pair_cost(Xp, Yp, ix, iy) * scale**2,
-            }
-        )
+        work += 2.0 * restarts * (iterations + 1) * n * r * (2 * k + 4 * inner_iter + 4)
+        level = {
+            "rank": r,
+            "blocks": blocks,
+            "block_size": m,
+            "iterations": iterations,
+            "converged": converged,
+            "seconds": time.perf_counter() - t0,
+            "lr_objective": float((objective * sizes).sum() / n) * scale**power,
+        }
+        if cost == "sqeuclidean":
+            level["cost"] = _block_coupling_cost(Xp, Yp, ix, iy) * scale**2
+        else:
+            level["factor_error"] = error
+        levels.append(level)
 
     t0 = time.perf_counter()
     perm = np.full(n, -1, dtype=np.int64)
     ixn, iyn = ix.numpy(), iy.numpy()
-    _solve_leaves(X64, Y64, ixn, iyn, perm)
+    _solve_leaves(X64, Y64, ixn, iyn, perm, cost)
     sizes = (ixn >= 0).sum(1)
     work += float(np.sum(sizes.astype(np.float64) ** 3))
     leaf_seconds = time.perf_counter() - t0
@@ -332,6 +353,6 @@ def hiref(
         "leaf_seconds": leaf_seconds,
         "seconds": time.perf_counter() - begin,
         "work": work,
-        "cost": float(np.mean(np.sum((X64 - Y64[perm]) ** 2, axis=1))),
+        "cost": float(np.mean(pair_costs(X64, Y64[perm], cost))),
     }
     return perm, info

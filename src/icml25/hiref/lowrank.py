@@ -40,24 +40,11 @@ import torch
 
 from icml25.common.validate import check_int, check_real
 
-__all__ = ["lowrank_ot", "lowrank_cost", "sqeuclidean_factors"]
+__all__ = ["lowrank_ot", "lowrank_cost"]
 
 _TINY = 1e-30
 _LOG_FLOOR = -30.0
 _MASS_FLOOR = 1e-10
-
-
-def sqeuclidean_factors(X, Y) -> tuple[torch.Tensor, torch.Tensor]:
-    """Factors of the squared Euclidean cost, ``|x_i - y_j|^2 = A_i . B_j``.
-
-    ``A = [|x|^2, 1, -2x]`` and ``B = [1, |y|^2, y]``, of shape ``(..., m, d + 2)``.
-    """
-    X, Y = torch.as_tensor(X), torch.as_tensor(Y)
-    one_x = torch.ones_like(X[..., :1])
-    one_y = torch.ones_like(Y[..., :1])
-    A = torch.cat([(X * X).sum(-1, keepdim=True), one_x, -2.0 * X], dim=-1)  # (..., m, d + 2)
-    B = torch.cat([one_y, (Y * Y).sum(-1, keepdim=True), Y], dim=-1)  # (..., m, d + 2)
-    return A, B
 
 
 def _project(K, a, g, iters: int):
