@@ -1,12 +1,13 @@
 """hiref: Hierarchical Refinement against exact OT (ot.emd), mini-batch OT and the official HR_OT.
 
-Four tables, printed as markdown (torch single-threaded, as on our 2-core machines):
+Five tables, printed as markdown (torch single-threaded, as on our 2-core machines):
 
 1. quality: cost(HiRef) / cost(ot.emd) on the four data sets (mean and max over seeds);
 2. speed: wall time of HiRef and ot.emd, and their ratio;
 3. scale: n = 2^14 .. 2^20 and 10^6 Gaussian -> Gaussian, each in a fresh process: wall time,
    peak RSS, cost / closed-form W2^2;
-4. official: the official HR_OT (raphael-group/HiRef, src/ on ``--official-src``), run with
+4. euclidean: ``cost="euclidean"`` against ``ot.emd`` on the Euclidean cost;
+5. official: the official HR_OT (raphael-group/HiRef, src/ on ``--official-src``), run with
    its defaults on ``n = 16384`` beside ours, if a path is given. Its code is never copied here:
    point ``--official-src`` at a checkout outside this repository.
 
@@ -34,36 +35,84 @@ from icml25.hiref.baselines import exact_cost, minibatch_ot  # noqa: E402
 from icml25.hiref.reproduce import _timed_in_fresh_interpreter  # noqa: E402
 
 
-def quality(ns, seeds, restarts=(1, 4), datasets=tuple(DATASETS), exact_cache=None) -> str:
-    """Mean and max over seeds of cost / exact, for each number of subsolver restarts.
+class ExactCosts:
+    """``ot.emd`` costs keyed by cost, data set, n and seed, kept in an optional JSON file that
+    is read if present and extended as each new one is computed (``ot.emd`` at n = 16384 takes
+    ~4 minutes and 4 GB a call), so that a long table survives an interruption and HiRef can be
+    re-run against the same exact costs."""
 
-    ``exact_cache``: a JSON file of ``ot.emd`` costs keyed by data set, n and seed, read if
-    present and extended as each new one is computed (``ot.emd`` at n = 16384 takes ~4 minutes
-    and 4 GB a call), so that a long table survives an interruption and HiRef can be re-run
-    against the same exact costs.
-    """
-    cache = (
-        json.loads(Path(exact_cache).read_text())
-        if exact_cache and Path(exact_cache).exists()
-        else {}
-    )
+    def __init__(self, path=None):
+        self.path = Path(path) if path else None
+        self.values = json.loads(self.path.read_text()) if self.path and self.path.exists() else {}
+
+    def get(self, X, Y, key: str, cost: str = "sqeuclidean") -> float:
+        key = key if cost == "sqeuclidean" else f"{cost}/{key}"
+        if key not in self.values:
+            self.values[key] = exact_cost(X, Y, cost)
+            if self.path:
+                self.path.write_text(json.dumps(self.values, indent=1))
+        return self.values[key]
+
+
+def quality(ns, seeds, restarts=(1, 4), datasets=tuple(DATASETS), exact_cache=None) -> str:
+    """Mean and max over seeds of cost / exact, for each number of subsolver restarts;
+    ``exact_cache``: see ``ExactCosts``."""
+    exact = ExactCosts(exact_cache)
     rows = []
     for n in ns:
         for dataset in datasets:
             ratios = {k: [] for k in restarts}
             for seed in range(seeds):
                 X, Y = sample(dataset, n, seed)
-                key = f"{dataset}/{n}/{seed}"
-                if key not in cache:
-                    cache[key] = exact_cost(X, Y)
-                    if exact_cache:
-                        Path(exact_cache).write_text(json.dumps(cache, indent=1))
+                optimum = exact.get(X, Y, f"{dataset}/{n}/{seed}")
                 for k in restarts:
                     perm = hiref(X, Y, seed=seed, restarts=k)
-                    ratios[k].append(transport_cost(X, Y, perm) / cache[key])
+                    ratios[k].append(transport_cost(X, Y, perm) / optimum)
             for k in restarts:
                 rows.append([n, dataset, k, seeds, float(np.mean(ratios[k])), max(ratios[k])])
     return table(["n", "data set", "restarts", "seeds", "mean cost/exact", "max cost/exact"], rows)
+
+
+def euclidean(ns, seeds, exact_cache=None) -> str:
+    """``cost="euclidean"``: cost / exact (``ot.emd`` on ``|x - y|``), mean and max over seeds, the
+    worst level's sampled factor error, and the time beside the squared Euclidean run."""
+    exact = ExactCosts(exact_cache)
+    rows = []
+    for n in ns:
+        for dataset in DATASETS:
+            ratios, errors, seconds, seconds_sq = [], [], 0.0, 0.0
+            for seed in range(seeds):
+                X, Y = sample(dataset, n, seed)
+                optimum = exact.get(X, Y, f"{dataset}/{n}/{seed}", "euclidean")
+                begin = time.perf_counter()
+                perm, info = hiref(X, Y, cost="euclidean", seed=seed, log=True)
+                seconds += time.perf_counter() - begin
+                begin = time.perf_counter()
+                hiref(X, Y, seed=seed)
+                seconds_sq += time.perf_counter() - begin
+                ratios.append(transport_cost(X, Y, perm, "euclidean") / optimum)
+                errors.append(max(level["factor_error"] for level in info["levels"]))
+            rows.append(
+                [
+                    n,
+                    dataset,
+                    float(np.mean(ratios)),
+                    max(ratios),
+                    max(errors),
+                    seconds / seeds,
+                    seconds_sq / seeds,
+                ]
+            )
+    header = [
+        "n",
+        "data set",
+        "mean cost/exact",
+        "max cost/exact",
+        "max factor error",
+        "euclidean s",
+        "sqeuclidean s",
+    ]
+    return table(header, rows)
 
 
 def speed(ns) -> str:
@@ -164,6 +213,7 @@ def main() -> None:
             "quality": lambda: quality([512, 1024], 2),
             "speed": lambda: speed([1024, 2048]),
             "scale": lambda: scale([2**12, 2**14]),
+            "euclidean": lambda: euclidean([1024], 2),
         }
     else:
         sections = {
@@ -172,6 +222,7 @@ def main() -> None:
             ),
             "speed": lambda: speed([1024, 4096, 8192]),
             "scale": lambda: scale([2**14, 2**16, 2**18, 2**20, 10**6]),
+            "euclidean": lambda: euclidean([1024, 4096], 5, exact_cache=args.exact_cache),
         }
     if args.official_src:
         sections["official"] = lambda: official(args.official_src, args.official_n)
