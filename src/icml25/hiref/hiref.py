@@ -8,7 +8,7 @@ the same label. HiRef (Algorithm 1) uses it recursively:
     frontier <- {(X, Y)}
     for level i = 1..k with rank r_i:                    # the rank schedule, rank_schedule.py
         for every block pair (X_b, Y_b) of the frontier:   # here: all blocks at once, batched
-            (Q, R) <- low-rank OT of rank r_i on C[X_b, Y_b]   # lowrank.py, factored cost
+            (Q, R) <- low-rank OT of rank r_i on C[X_b, Y_b]   # lowrank.py, costs.py factors
             split X_b by Q and Y_b by R into r_i equal-size children, child z <-> child z
     at the leaves (<= leaf_size points): an exact assignment        # linear_sum_assignment
 
@@ -17,12 +17,13 @@ sizes and the leaves are solved by an exact assignment. Memory is ``O(n (d + r))
 cost is never formed, only the ``leaf x leaf`` costs of the leaves, a chunk at a time.
 
 Choices where the paper is silent (see README): all blocks of a level have equal size (up to one
-point when ``n`` has a large prime factor), so a level is one ``(blocks, m, r)`` tensor
+point when ``n`` has a large prime factor), so a level is one ``(blocks, r, m)`` tensor
 computation; the split is the official code's greedy capacity split (cluster ``z`` takes the
 ``cap`` rows of largest ``Q[:, z]`` among rows not taken); each block is centred before its
-cost factors are formed (the squared Euclidean cost is translation-invariant), so the pairing
-does not depend on where the clouds sit; leaves are solved exactly rather than by the official
-code's rank-``leaf`` coupling with top-1 extraction.
+cost factors are formed (both costs are translation-invariant), so the pairing does not
+depend on where the clouds sit; the Euclidean cost's factors are approximate (adaptive cross
+approximation, costs.py) and their sampled error is logged; leaves are solved exactly
+rather than by the official code's rank-``leaf`` coupling with top-1 extraction.
 """
 
 from __future__ import annotations

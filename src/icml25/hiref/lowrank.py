@@ -193,7 +193,8 @@ def lowrank_ot(
     Parameters
     ----------
     A, B : arrays ``(m, k)`` or ``(batch, m, k)``, factors of the cost ``C = A B^T``
-        (``sqeuclidean_factors(X, Y)`` for the squared Euclidean cost).
+        (``costs.sqeuclidean_factors(X, Y)`` for the squared Euclidean cost, exact;
+        ``costs.euclidean_factors(X, Y, rank)`` for the Euclidean cost, approximate).
     rank : the rank ``r >= 1`` of the coupling (number of co-clusters).
     a, b : ``(m,)`` or ``(batch, m)`` marginals, uniform by default; a zero entry is a padding row.
     g : ``(r,)`` or ``(batch, r)`` inner marginal, uniform ``1/r`` by default; sums like ``a``.
