@@ -33,7 +33,8 @@ def test_aca_reproduces_its_pivot_rows_and_columns_and_converges_with_rank():
     for rank in (4, 16, 64):
         A, B = cross_approximation(torch.from_numpy(X), torch.from_numpy(Y), rank)
         residual = C - (A @ B.T).numpy()
-        # ACA interpolates: the rows and columns it pivoted on are exact (to rounding)
+        # ACA interpolates: its `rank` pivot rows and columns are exact (to rounding), so at
+        # least `rank` rows and columns of the residual vanish
         exact_rows = np.sort(np.abs(residual).max(1))[:rank]
         exact_cols = np.sort(np.abs(residual).max(0))[:rank]
         assert exact_rows.max() < 1e-9 and exact_cols.max() < 1e-9
@@ -47,10 +48,13 @@ def test_euclidean_factors_are_symmetric_for_one_cloud_and_average_both_directio
     A, B = euclidean_factors(torch.from_numpy(X), torch.from_numpy(X), 8)
     C = (A @ B.T).numpy()
     np.testing.assert_allclose(C, C.T, atol=1e-12)
+    # the average of two approximations of C is no worse than the worse one (triangle inequality)
+    C = cdist(X, Y)
     A, B = euclidean_factors(torch.from_numpy(X), torch.from_numpy(Y), 8)
     U, V = cross_approximation(torch.from_numpy(X), torch.from_numpy(Y), 8)
     Ut, Vt = cross_approximation(torch.from_numpy(Y), torch.from_numpy(X), 8)
-    np.testing.assert_allclose((A @ B.T).numpy(), 0.5 * (U @ V.T + Vt @ Ut.T).numpy(), atol=1e-12)
+    one, other = np.linalg.norm((U @ V.T).numpy() - C), np.linalg.norm((Ut @ Vt.T).numpy() - C.T)
+    assert np.linalg.norm((A @ B.T).numpy() - C) <= max(one, other) * (1 + 1e-12)
 
 
 def test_aca_is_exact_on_separated_clouds_and_stops_on_exact_blocks():
@@ -76,6 +80,14 @@ def test_aca_batched_with_padding_matches_one_by_one():
     np.testing.assert_allclose(A[1, :50].numpy(), A1.numpy(), atol=1e-12)
     np.testing.assert_allclose(B[1, :50].numpy(), B1.numpy(), atol=1e-12)
     assert torch.count_nonzero(A[1, 50:]) == 0 and torch.count_nonzero(B[1, 50:]) == 0
+    # a rank-1 block (one point repeated) beside a full one: its later steps add zero terms,
+    # the other block's do not
+    Xb[1] = Xb[1, :1]
+    A, B = cross_approximation(Xb, Yb, 4, mask)
+    assert torch.count_nonzero(A[1, :, 1:]) == 0 and torch.count_nonzero(A[0, :, 3]) > 0
+    np.testing.assert_allclose(
+        (A[1, :50] @ B[1, :50].T).numpy(), cdist(Xb[1, :50], Yb[1, :50]), rtol=1e-12
+    )
     error = factor_error(A, B, Xb, Yb, "euclidean", mask, torch.Generator().manual_seed(0))
     assert 0 < error < 0.2
 
@@ -88,7 +100,7 @@ def test_euclidean_hiref_is_a_permutation(n):
 
 
 @pytest.mark.parametrize("n", [2, 8, 40])
-def test_euclidean_tiny_n_equals_linear_sum_assignment(n):
+def test_euclidean_one_leaf_equals_linear_sum_assignment(n):
     X, Y = clouds(n, d=3, seed=n)
     C = cdist(X, Y)
     rows, cols = linear_sum_assignment(C)
@@ -109,6 +121,31 @@ def test_euclidean_near_optimal_identical_zero_and_translation_invariant():
     assert np.array_equal(perm, hiref(X + shift, Y + shift, cost="euclidean", seed=1))
     same = hiref(X, X.copy(), cost="euclidean", leaf_size=32)
     assert transport_cost(X, X, same, cost="euclidean") == 0.0
+
+
+def test_euclidean_log_does_not_change_the_map():
+    X, Y = clouds(700, seed=8, shift=0.0)
+    perm, info = hiref(X, Y, cost="euclidean", leaf_size=32, seed=3, log=True)
+    assert np.array_equal(perm, hiref(X, Y, cost="euclidean", leaf_size=32, seed=3))
+    assert all(0 <= level["factor_error"] < 0.5 for level in info["levels"])
+
+
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (lambda X, Y, m: (X, Y, 0, None), "rank"),
+        (lambda X, Y, m: (X, Y, 2.5, None), "rank"),
+        (lambda X, Y, m: (X.long(), Y, 4, None), "X"),
+        (lambda X, Y, m: (X, Y[:, :5], 4, None), "Y"),
+        (lambda X, Y, m: (X, Y, 4, m.int()), "mask"),
+        (lambda X, Y, m: (X, Y, 4, m.flip(-1)), "mask"),
+    ],
+)
+def test_bad_factor_input_raises(make, name):
+    X, Y = (torch.from_numpy(c).unsqueeze(0) for c in clouds(10))
+    mask = torch.arange(10).unsqueeze(0) < 8
+    with pytest.raises(ValueError, match=name):
+        euclidean_factors(*make(X, Y, mask))
 
 
 def test_euclidean_transport_cost_and_bad_cost_rank():

@@ -16,7 +16,7 @@ import numpy as np
 import ot
 import torch
 
-from icml25.hiref.costs import sqeuclidean_factors
+from icml25.hiref.costs import check_cost, sqeuclidean_factors
 from icml25.hiref.lowrank import _objective, _solve
 
 __all__ = ["exact_cost", "sinkhorn_plan", "minibatch_ot", "lowrank_coupling_cost"]
@@ -24,6 +24,7 @@ __all__ = ["exact_cost", "sinkhorn_plan", "minibatch_ot", "lowrank_coupling_cost
 
 def exact_cost(X: np.ndarray, Y: np.ndarray, cost: str = "sqeuclidean") -> float:
     """Optimal mean cost (squared Euclidean or Euclidean) by ``ot.emd`` (uniform weights)."""
+    check_cost(cost)
     n = len(X)
     M = ot.dist(X, Y, metric=cost)  # (n, n)
     w = np.full(n, 1.0 / n)

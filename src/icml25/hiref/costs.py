@@ -15,13 +15,17 @@ The low-rank subsolver never forms a block's ``m x m`` cost; it needs factors ``
   ACA of ``C`` is not symmetric when ``C`` is (its row and column pivots differ), so identical
   clouds would get different splits of ``X`` and ``Y``; ``euclidean_factors`` therefore
   averages ACA of ``C(X, Y)`` and the transpose of ACA of ``C(Y, X)``, which is symmetric
-  whenever ``X = Y`` and approximates ``C`` at least as well as the worse of the two.
+  whenever ``X = Y`` and approximates ``C`` at least as well as the worse of the two. (The two
+  gradients of the subsolver then agree in exact arithmetic; in float32 they add the same terms
+  in another order, as they do for the squared Euclidean factors.)
 """
 
 from __future__ import annotations
 
 import numpy as np
 import torch
+
+from icml25.common.validate import check_int
 
 __all__ = [
     "COSTS",
@@ -35,10 +39,11 @@ __all__ = [
 ]
 
 COSTS = ("sqeuclidean", "euclidean")
-_PIVOT_FLOOR = 1e-12  # relative to the block's largest distance: below it the block is done
+_PIVOT_FLOOR = 1e-12  # relative to the block's largest distance (float64; 100 eps if coarser)
 
 
 def check_cost(cost) -> str:
+    """``cost`` itself if it is one of ``COSTS``, else a ValueError naming it."""
     if cost not in COSTS:
         raise ValueError(f"cost must be one of {COSTS}, got {cost!r}")
     return cost
@@ -93,8 +98,8 @@ def euclidean_factors(X, Y, rank: int, mask=None) -> tuple[torch.Tensor, torch.T
     ``C(X, Y)`` and ``(U', V')`` that of ``C(Y, X)`` (``cross_approximation``). Shapes: X, Y
     (B, m, d) or (m, d); mask (B, m); returns A, B of shape (B, m, 2 rank) (or (m, 2 rank)).
     """
-    U, V = cross_approximation(X, Y, rank, mask)
-    Ut, Vt = cross_approximation(Y, X, rank, mask)
+    U, V = cross_approximation(X, Y, rank, mask)  # C ~= U V^T
+    Ut, Vt = cross_approximation(Y, X, rank, mask)  # C^T ~= Ut Vt^T
     return torch.cat([U, Vt], dim=-1) * 0.5, torch.cat([V, Ut], dim=-1)
 
 
@@ -103,20 +108,16 @@ def cross_approximation(X, Y, rank: int, mask=None) -> tuple[torch.Tensor, torch
 
     ``|x_i - y_j| ~= A_i . B_j`` with ``A = [u_1 .. u_k]``, ``B = [v_1 .. v_k]``, where step
     ``k`` is ``v_k = residual row i_k``, ``j_k = argmax |v_k|``, ``u_k = residual column j_k /
-    v_k[j_k]``. Pivot rows and columns are reproduced exactly. A block whose residual pivot
-    falls below ``1e-12`` of its largest distance is exact already and gets zero terms.
+    v_k[j_k]``. Pivot rows and columns are reproduced exactly. A step whose residual pivot is
+    below ``1e-12`` (float64; ``100 eps`` of a coarser dtype) of the block's largest distance
+    adds a zero term: its row is reproduced already (a duplicate of a pivot point, or an exact
+    block); the next row is still read from its column, so the block goes on if it can.
 
     Shapes: X, Y (B, m, d) or (m, d), float64 advised; mask (B, m), True on real points (padding
     rows must come last in each block); returns A, B of shape (B, m, rank) (or (m, rank)).
     """
-    X, Y = torch.as_tensor(X), torch.as_tensor(Y)
-    single = X.ndim == 2
-    if single:
-        X, Y = X.unsqueeze(0), Y.unsqueeze(0)
+    X, Y, valid, single = _check_factor_input(X, Y, rank, mask)
     batch, m, _ = X.shape
-    valid = torch.ones(batch, m, dtype=torch.bool) if mask is None else torch.as_tensor(mask)
-    if single and mask is not None:
-        valid = valid.reshape(1, m)
     keep = valid.to(X.dtype)  # (B, m)
     rows = torch.arange(batch)
     U = X.new_zeros(batch, m, rank)
@@ -130,8 +131,9 @@ def cross_approximation(X, Y, rank: int, mask=None) -> tuple[torch.Tensor, torch
         j = row.abs().argmax(1)
         pivot = row[rows, j]  # (B,)
         if floor is None:  # the first row holds distances: its largest scales the block
-            floor = _PIVOT_FLOOR * pivot.abs().clamp_min(torch.finfo(X.dtype).tiny)
-        live = pivot.abs() > floor  # (B,) blocks not yet exact
+            relative = max(_PIVOT_FLOOR, 100 * torch.finfo(X.dtype).eps)
+            floor = relative * pivot.abs().clamp_min(torch.finfo(X.dtype).tiny)
+        live = pivot.abs() > floor  # (B,) this step adds a term
         col = _distances(Y[rows, j], X) - torch.einsum("bmk,bk->bm", U[:, :, :k], V[rows, j, :k])
         col = col * keep  # (B, m) residual column j
         safe = torch.where(live, pivot, torch.ones_like(pivot))
@@ -140,6 +142,36 @@ def cross_approximation(X, Y, rank: int, mask=None) -> tuple[torch.Tensor, torch
         used[rows, i] = True
         i = col.abs().masked_fill(used, -1.0).argmax(1)
     return (U[0], V[0]) if single else (U, V)
+
+
+def _check_factor_input(X, Y, rank, mask):
+    """Point clouds (B, m, d) or (m, d) of one floating dtype, rank >= 1, mask (B, m) of bool
+    with at least one real point per block; returns X, Y, mask as (B, ...) and whether the
+    input was a single block."""
+    X, Y = torch.as_tensor(X), torch.as_tensor(Y)
+    for name, t in (("X", X), ("Y", Y)):
+        if not t.is_floating_point() or t.ndim not in (2, 3):
+            raise ValueError(
+                f"{name} must be a floating-point array of shape (m, d) or (batch, m, d), "
+                f"got dtype {t.dtype} and shape {tuple(t.shape)}"
+            )
+    if Y.shape != X.shape:
+        raise ValueError(f"Y must have the shape of X {tuple(X.shape)}, got {tuple(Y.shape)}")
+    Y = Y.to(X.dtype)
+    check_int("rank", rank, minimum=1)
+    single = X.ndim == 2
+    if single:
+        X, Y = X.unsqueeze(0), Y.unsqueeze(0)
+    batch, m, _ = X.shape
+    if mask is None:
+        return X, Y, torch.ones(batch, m, dtype=torch.bool), single
+    valid = torch.as_tensor(mask)
+    if valid.dtype != torch.bool or valid.numel() != batch * m:
+        raise ValueError(f"mask must be a boolean array of shape ({batch}, {m})")
+    valid = valid.reshape(batch, m)
+    if not valid[:, 0].all():
+        raise ValueError("mask must mark real points first in every block (padding rows last)")
+    return X, Y, valid, single
 
 
 def factor_error(

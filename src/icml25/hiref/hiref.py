@@ -13,8 +13,9 @@ the same label. HiRef (Algorithm 1) uses it recursively:
     at the leaves (<= leaf_size points): an exact assignment        # linear_sum_assignment
 
 The output is always a permutation: every level partitions both clouds into children of equal
-sizes and the leaves are solved by an exact assignment. Memory is ``O(n (d + r))``: the ``n x n``
-cost is never formed, only the ``leaf x leaf`` costs of the leaves, a chunk at a time.
+sizes and the leaves are solved by an exact assignment. Memory is ``O(n (d + r))`` (plus
+``O(n cost_rank)`` for the Euclidean factors): the ``n x n`` cost is never formed, only the
+``leaf x leaf`` costs of the leaves, a chunk at a time.
 
 Choices where the paper is silent (see README): all blocks of a level have equal size (up to one
 point when ``n`` has a large prime factor), so a level is one ``(blocks, r, m)`` tensor
@@ -50,7 +51,7 @@ from icml25.hiref.rank_schedule import child_sizes, rank_schedule
 
 __all__ = ["hiref", "transport_cost", "check_point_clouds", "is_permutation"]
 
-_LEAF_CHUNK_ENTRIES = 1 << 22  # leaf cost entries formed at once (32 MB in float64)
+_LEAF_CHUNK_ENTRIES = 1 << 22  # leaf entries formed at once, costs or points (32 MB, float64)
 
 
 def check_point_clouds(X, Y) -> tuple[np.ndarray, np.ndarray]:
@@ -159,9 +160,9 @@ def _solve_leaves(X, Y, ix: np.ndarray, iy: np.ndarray, perm: np.ndarray, cost: 
     assignments that scipy's solver finishes faster.
     """
     B, m = ix.shape
-    chunk = max(
-        1, _LEAF_CHUNK_ENTRIES // max(1, m * m * (X.shape[1] if cost == "euclidean" else 1))
-    )
+    d = X.shape[1]
+    per_leaf = m * m * d if cost == "euclidean" else m * max(m, d)  # the largest temporary
+    chunk = max(1, _LEAF_CHUNK_ENTRIES // max(1, per_leaf))
     sizes = (ix >= 0).sum(1)
     valid = (ix >= 0)[:, :, None]  # (B, m, 1)
     for start in range(0, B, chunk):
@@ -304,13 +305,15 @@ def hiref(
         maskf = mask.unsqueeze(-1).to(Xp.dtype)
         Xc = (Xb - centre_b.unsqueeze(1)) * maskf  # (B, m, d)
         Yc = (Yb - centre_b.unsqueeze(1)) * maskf
+        error = None  # the factors' sampled error, measured for the log only
         if cost == "sqeuclidean":
             A, Bf = sqeuclidean_factors(Xc, Yc)  # (B, m, d + 2), exact
-            error = None
         else:
             A, Bf = euclidean_factors(Xc.double(), Yc.double(), min(cost_rank, m), mask)
-            error = factor_error(A, Bf, Xc, Yc, cost, mask, generator)
-            A, Bf = A.to(Xp.dtype), Bf.to(Xp.dtype)  # (B, m, 2 cost_rank)
+            if log:  # its own stream: the subsolver's draws must not depend on log
+                error_gen = torch.Generator().manual_seed(seed + len(levels))
+                error = factor_error(A, Bf, Xc, Yc, cost, mask, error_gen)
+            A, Bf = A.to(Xp.dtype), Bf.to(Xp.dtype)  # (B, m, 2 min(cost_rank, m))
         k = A.shape[-1]
         A = (A * maskf).transpose(1, 2).contiguous()  # (B, k, m): the subsolver's layout
         Bf = (Bf * maskf).transpose(1, 2).contiguous()
