@@ -39,7 +39,8 @@ class ExactCosts:
     """``ot.emd`` costs keyed by cost, data set, n and seed, kept in an optional JSON file that
     is read if present and extended as each new one is computed (``ot.emd`` at n = 16384 takes
     ~4 minutes and 4 GB a call), so that a long table survives an interruption and HiRef can be
-    re-run against the same exact costs."""
+    re-run against the same exact costs. The keys do not record the samplers: delete the file
+    when ``datasets.py`` changes."""
 
     def __init__(self, path=None):
         self.path = Path(path) if path else None
@@ -201,6 +202,7 @@ def main() -> None:
         "--quality-datasets",
         nargs="*",
         default=list(DATASETS),
+        choices=list(DATASETS),
         help="data sets of the quality table",
     )
     parser.add_argument("--exact-cache", default=None, help="JSON file caching ot.emd costs")
