@@ -35,6 +35,10 @@ from icml25.rf_ensembles.theory import (
     rkhs_norm_squared,
 )
 
+# one BLAS thread per cell, whatever the worker count: with two OpenBLAS threads (one worker on
+# 2 cores) the solves round differently in the 15th digit, and a rerun must give equal numbers
+CELL_THREADS = 1
+
 CLAIMS = (
     Claim(
         "a1",
