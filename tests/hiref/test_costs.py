@@ -7,7 +7,13 @@ import torch
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
-from icml25.hiref import euclidean_factors, hiref, is_permutation, transport_cost
+from icml25.hiref import (
+    euclidean_factors,
+    hiref,
+    is_permutation,
+    sqeuclidean_factors,
+    transport_cost,
+)
 from icml25.hiref.costs import cross_approximation, factor_error, leaf_costs
 
 
@@ -90,6 +96,10 @@ def test_aca_batched_with_padding_matches_one_by_one():
     )
     error = factor_error(A, B, Xb, Yb, "euclidean", mask, torch.Generator().manual_seed(0))
     assert 0 < error < 0.2
+    # the squared Euclidean factors are exact: their sampled error is rounding only
+    A, B = sqeuclidean_factors(Xb, Yb)
+    exact = factor_error(A, B, Xb, Yb, "sqeuclidean", mask, torch.Generator().manual_seed(0))
+    assert exact < 1e-12
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 64, 257, 1031])

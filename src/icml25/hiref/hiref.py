@@ -168,7 +168,7 @@ def _solve_leaves(X, Y, ix: np.ndarray, iy: np.ndarray, perm: np.ndarray, cost: 
     for start in range(0, B, chunk):
         cx, cy = ix[start : start + chunk], iy[start : start + chunk]
         ok = valid[start : start + chunk]
-        C = leaf_costs(X[np.maximum(cx, 0)] * ok, Y[np.maximum(cy, 0)] * ok, ok, cost)  # (c, m, m)
+        C = leaf_costs(X[np.maximum(cx, 0)], Y[np.maximum(cy, 0)], ok, cost)  # (c, m, m)
         for j in range(len(cx)):
             s = sizes[start + j]
             rows, cols = linear_sum_assignment(C[j, :s, :s])
