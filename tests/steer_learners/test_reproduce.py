@@ -2,6 +2,7 @@ import numpy as np
 
 import icml25.steer_learners.reproduce as sl
 from icml25.lab import runner
+from icml25.steer_learners.claims import CLAIMS
 
 
 def test_cells_cover_every_part():
@@ -14,7 +15,7 @@ def test_cells_cover_every_part():
 
 
 def test_claims_keep_the_issue_thresholds():
-    by_id = {c.id: c for c in sl.CLAIMS}
+    by_id = {c.id: c for c in CLAIMS}
     assert (by_id["a1"].comparison, by_id["a1"].threshold) == ("<=", 0.3)
     assert (by_id["a2"].comparison, by_id["a2"].threshold) == ("<=", 0.3)
     for p in ("b", "c"):
@@ -34,6 +35,6 @@ def test_schedules_share_rounds_and_start():
 def test_smoke_claims_hold(tmp_path):
     summary = runner.run(["steer_learners"], scale="smoke", out=tmp_path, jobs=1)["steer_learners"]
     assert summary["cells"]["failed"] == 0, summary["failures"]
-    assert [c["verdict"] for c in summary["claims"]] == ["reproduced"] * len(sl.CLAIMS)
+    assert [c["verdict"] for c in summary["claims"]] == ["reproduced"] * len(CLAIMS)
     assert summary["measurements"]["path_max_rel_error_vs_closed_form"] < 0.1
     assert summary["measurements"]["path_bound_holds_fraction"] == 1.0

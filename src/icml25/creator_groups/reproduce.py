@@ -23,68 +23,7 @@ from matplotlib.figure import Figure
 from icml25.creator_groups.discrete import brute_force_equilibria, exposure_trap
 from icml25.creator_groups.dynamics import local_better_response
 from icml25.creator_groups.game import PAPER_USER_WEIGHTS, REWARDS, equal_groups, sample_sphere
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
-
-CLAIMS = (
-    Claim(
-        "a",
-        "Small groups barely matter: equilibrium welfare with groups of 2 creators against the "
-        "all-individual game, |W(g=2) - W(g=1)| / W(g=1) on replicate means, the largest over "
-        "both rewards and every K.",
-        "small_group_max_rel_gap",
-        "<=",
-        0.05,
-    ),
-    Claim(
-        "b1",
-        "One group of all creators under exposure rewards does not move welfare: largest "
-        "|W_final - W_start| over replicates and K ('stays at its starting value').",
-        "exposure_grand_max_change",
-        "<=",
-        1e-6,
-    ),
-    Claim(
-        "b2",
-        "... while engagement rewards raise it: W_final - W_start for one group of all creators "
-        "under engagement rewards, replicate mean, the smallest over K.",
-        "engagement_grand_min_gain",
-        ">",
-        0.1,
-    ),
-    Claim(
-        "c",
-        "Welfare is not monotone in K under group play: on a discrete instance (groups of 2 or "
-        "all 4 creators), every PNE at K + 1 has lower welfare than every PNE at K; the largest "
-        "such drop min W_PNE(K) - max W_PNE(K+1) found.",
-        "k_nonmonotone_max_drop",
-        ">",
-        0.0,
-    ),
-    Claim(
-        "d1",
-        "Engagement rewards: PoA <= K + 1 on every random discrete instance (any groups): the "
-        "largest PoA / (K + 1).",
-        "engagement_poa_over_k1_max",
-        "<=",
-        1.0,
-    ),
-    Claim(
-        "d2",
-        "Engagement rewards, binary relevance: PoA <= 2 on every instance: the largest PoA.",
-        "engagement_binary_poa_max",
-        "<=",
-        2.0,
-    ),
-    Claim(
-        "d3",
-        "Exposure rewards: PoA exceeds K + 1 on a constructed instance: the largest PoA / (K + 1) "
-        "over our constructions.",
-        "exposure_trap_poa_over_k1_max",
-        ">",
-        1.0,
-    ),
-)
 
 
 @dataclass(frozen=True)

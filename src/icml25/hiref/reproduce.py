@@ -32,43 +32,7 @@ from matplotlib.figure import Figure
 from icml25.hiref.baselines import exact_cost, lowrank_coupling_cost, minibatch_ot, sinkhorn_plan
 from icml25.hiref.datasets import DATASETS, GAUSSIAN_W2_SQUARED, sample
 from icml25.hiref.hiref import hiref, is_permutation
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
-
-CLAIMS = (
-    Claim(
-        "a",
-        "Near-optimal: at n = 4096 the median over the four data sets and 5 seeds of "
-        "cost(HiRef) / cost(exact ot.emd).",
-        metric="median_cost_ratio",
-        comparison="<=",
-        threshold=1.01,
-    ),
-    Claim(
-        "b",
-        "A bijection every time: the fraction of HiRef runs (all cells) whose output is a "
-        "permutation (n distinct pairs); Sinkhorn's plan non-zeros are measured beside it.",
-        metric="permutation_rate",
-        comparison=">=",
-        threshold=1.0,
-    ),
-    Claim(
-        "c",
-        "Log-linear time: from n = 2^16 to 2^18 the wall time of HiRef grows by a factor "
-        "<= 5.5 per 4x points (at smoke scale: an operation count from 2^10 to 2^12).",
-        metric="time_growth_per_4x",
-        comparison="<=",
-        threshold=5.5,
-    ),
-    Claim(
-        "d",
-        "Better than the practical alternative at scale: at n = 2^16 the largest, over data "
-        "sets, of cost(HiRef) / cost(mini-batch OT with B = 1024).",
-        metric="max_cost_ratio_to_minibatch1024",
-        comparison="<",
-        threshold=1.0,
-    ),
-)
 
 
 @dataclass(frozen=True)

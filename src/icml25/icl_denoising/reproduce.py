@@ -22,7 +22,6 @@ from icml25.icl_denoising.attention import attention_denoise, scalar_weights, tr
 from icml25.icl_denoising.bayes import bayes_gmm, bayes_linear, bayes_sphere
 from icml25.icl_denoising.energy import dam_descent
 from icml25.icl_denoising.tasks import Prompts, gmm_prompts, linear_prompts, sphere_prompts
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
 
 TASKS = ("linear", "sphere", "gmm")
@@ -31,55 +30,6 @@ MAIN = (("linear", "linear"), ("linear", "softmax"), ("sphere", "softmax"), ("gm
 
 # float sums identical whatever the worker count, and small products fastest: one thread
 CELL_THREADS = 1
-
-CLAIMS = (
-    *(
-        Claim(
-            f"a_{task}",
-            f"{task} task: the trained layer ({PAPER_MODEL[task]} attention) denoises almost "
-            "optimally: test MSE over the Bayes-optimal (oracle posterior-mean) MSE on the same "
-            "test prompts, mean over seeds.",
-            f"mse_ratio_{task}",
-            "<=",
-            1.1,
-        )
-        for task in TASKS
-    ),
-    Claim(
-        "b",
-        "Linear task, linear attention: the learned scalars (W_PV ~ alpha I, W_KQ ~ beta I) "
-        "satisfy alpha beta = 1 / (sigma_0^2 + sigma_Z^2): largest relative error over seeds.",
-        "alpha_beta_rel_error",
-        "<",
-        0.15,
-    ),
-    Claim(
-        "c",
-        "The learned W_KQ and W_PV are scaled identities: mean |off-diagonal| / |mean diagonal|, "
-        "the largest over both matrices, every trained model, task and seed.",
-        "offdiag_ratio_max",
-        "<",
-        0.1,
-    ),
-    Claim(
-        "d1",
-        "One gradient step on the DAM energy from s(0) = x~ with step alpha equals the softmax "
-        "attention output (W_PV = alpha I, W_KQ = beta I, the trained scalars): largest absolute "
-        "difference over test prompts, coordinates, tasks and seeds.",
-        "energy_step_max_abs_diff",
-        "<",
-        1e-6,
-    ),
-    Claim(
-        "d2",
-        "Further descent steps on the energy degrade the estimate: MSE after k >= 2 steps over "
-        "MSE after one step, the smallest over k, tasks and seeds (> 1: every further step is "
-        "worse).",
-        "further_steps_min_ratio",
-        ">",
-        1.0,
-    ),
-)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ from icml25.ipd_pavlov.qlearning import (
     policy,
     self_play,
 )
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
 
 MAIN, Q0_HALVED, NOT_FIXED_POINT = "paper", "q0_halved", "g1.1_gamma0.3"
@@ -39,41 +38,6 @@ SETTINGS = {  # setting -> (g, gamma, scale of Q0)
 }
 SMALL_EPSILON = 0.05
 THREE_PHASES = [ALWAYS_DEFECT, LOSE_SHIFT, PAVLOV]
-
-CLAIMS = (
-    Claim(
-        "a",
-        "From the always-defect start, self-play Q-learning ends in Pavlov (win-stay, "
-        "lose-shift): the smallest Pavlov rate over all cells with epsilon <= 0.05.",
-        metric="min_pavlov_rate_small_epsilon",
-        comparison=">=",
-        threshold=0.9,
-    ),
-    Claim(
-        "b",
-        "Control: with Q0 halved the learners do not reach Pavlov: the largest Pavlov rate "
-        "over the alphas and epsilons <= 0.05.",
-        metric="max_pavlov_rate_q0_halved",
-        comparison="<=",
-        threshold=0.2,
-    ),
-    Claim(
-        "c",
-        "Control: with g = 1.1 and gamma = 0.3 Pavlov is not a fixed point and is not learnt: "
-        "the largest Pavlov rate over the alphas and epsilons <= 0.05.",
-        metric="max_pavlov_rate_not_fixed_point",
-        comparison="<=",
-        threshold=0.2,
-    ),
-    Claim(
-        "d",
-        "Theorem 3.2 (epsilon = 0): every run goes always-defect -> lose-shift -> Pavlov and "
-        "through no other policy: the fraction of epsilon = 0 runs whose path is exactly that.",
-        metric="three_phase_rate_epsilon0",
-        comparison=">=",
-        threshold=1.0,
-    ),
-)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ code, never typed in: ``position paper`` for the three papers with no system to 
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -26,6 +27,10 @@ class Card:
     seed_file: str
     code: str
     position_paper: bool
+    paper_title: str = ""
+    authors: str = ""
+    venue: str = ""
+    link: str = ""
 
     @property
     def status(self) -> str:
@@ -56,7 +61,9 @@ def card(slug: str) -> Card:
     for c in cards():
         if c.slug == slug:
             return c
-    raise ValueError(f"unknown paper {slug!r}: `icml25 list` shows the slugs")
+    near = difflib.get_close_matches(str(slug), [c.slug for c in cards()], n=3, cutoff=0.5)
+    hint = f"did you mean {' or '.join(near)}? " if near else ""
+    raise ValueError(f"unknown paper {slug!r}: {hint}(`icml25 list` shows the slugs)")
 
 
 def implemented() -> list[str]:

@@ -1,21 +1,27 @@
-"""The command line: ``icml25 list | show | run | report``.
+"""The command line: ``icml25 list | show | run | report`` (also ``python -m icml25``).
 
-Any bad input (an unknown slug or scale, a bad seed, a missing runs folder) ends in one line on
-stderr and exit code 2, never a traceback.
+Exit codes: 0 success; 1 a cell or a summary failed (or, with ``--strict``, a claim was not
+reproduced; with ``--compare``, a measurement disagreed with the committed one); 2 bad input
+or a file the command cannot write or read (one line on stderr, never a traceback); 130 Ctrl-C,
+with every finished cell kept on disk.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
 import click
 
 from icml25.lab import catalog, store
-from icml25.lab.reproduction import SCALE_NAMES, load
+from icml25.lab.claims import headline
+from icml25.lab.reproduction import SCALE_NAMES, load_claims, tolerances
 
 DEFAULT_RUNS = "runs"
+DEFAULT_TOLERANCE = 1e-6  # relative, for --compare, unless the paper's claims.py says otherwise
+GOOD = {"reproduced", "holds"}
 
 
 class InputError(click.ClickException):
@@ -41,25 +47,58 @@ def _card(slug: str) -> catalog.Card:
         raise InputError(str(err)) from None
 
 
-def _verdict_line(summary: dict | None) -> str:
+def _problem(err: store.Unreadable) -> None:
+    click.echo(f"icml25: skipped {err.path}: {err.reason}", err=True)
+
+
+def _compact(summary: dict | None) -> str:
+    """``5/6 claims, 2/2 checks`` for a table cell."""
     if summary is None:
         return ""
-    counts = [c["verdict"] for c in summary["claims"]]
-    return f"{counts.count('reproduced')}/{len(counts)} reproduced ({summary['scale']})"
+    n = summary["counts"]
+    text = f"{n['reproduced']}/{n['claims']} claims"
+    if n["incomplete"]:
+        text = f"incomplete ({summary['cells']['failed']} failed cells)"
+    if n["checks"]:
+        text += f", {n['checks_hold']}/{n['checks']} checks"
+    return text
 
 
-def _echo_verdicts(summary: dict) -> None:
+def _where(summary: dict) -> str:
+    origin = "committed" if summary.get("origin") == "committed" else "runs"
+    return f"{summary['scale']} seed {summary['seed']} {origin}"
+
+
+def _echo_verdicts(summary: dict, err: bool = False) -> None:
     for v in summary["claims"]:
         measured = "-" if v["measured"] is None else f"{v['measured']:.4g}"
+        kind = " [check]" if v.get("kind") == "check" else ""
+        paper = f" (paper: {v['paper_value']})" if v.get("paper_value") else ""
         click.echo(
-            f"  ({v['id']}) {v['metric']} = {measured} {v['comparison']} "
-            f"{v['threshold']:g}: {v['verdict']}"
+            f"  ({v['id']}){kind} {v['metric']} = {measured} {v['comparison']} "
+            f"{v['threshold']:g}: {v['verdict']}{paper}",
+            err=err,
         )
+    for failure in summary.get("failures", []):
+        click.echo(f"  failed cell {json.dumps(failure['cell'])}: {failure['reason']}", err=err)
+    if summary.get("summary_error"):
+        last = summary["summary_error"].strip().splitlines()[-1]
+        click.echo(f"  the summary failed: {last}", err=err)
+
+
+def _paper_line(summary: dict) -> str:
+    cells, timing = summary["cells"], summary["timing"]
+    return (
+        f"{summary['slug']} [{summary['scale']}, seed {summary['seed']}] "
+        f"{cells['ok']}/{cells['total']} cells ({cells['cached']} cached, {cells['failed']} "
+        f"failed), {timing['wall_seconds']:.1f} s: {headline(summary['counts'])}"
+    )
 
 
 runs_option = click.option(
     "--runs", default=None, metavar="DIR", help=f"Runs folder to read (default: ./{DEFAULT_RUNS})."
 )
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -70,71 +109,100 @@ def cli() -> None:
 
 @cli.command("list")
 @runs_option
-def list_(runs: str | None) -> None:
-    """A table of every paper: slug, title, area, status, last verdicts."""
+@json_option
+def list_(runs: str | None, as_json: bool) -> None:
+    """Every paper: status and the verdicts of its latest evidence (committed or run here)."""
     runs_dir = _runs_dir(runs)
-    rows = [
-        (c.slug, c.title, c.area, c.status, _verdict_line(store.latest(runs_dir, c.slug)))
-        for c in catalog.cards()
-    ]
-    header = ("slug", "title", "area", "status", "last verdicts")
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    rows = []
+    for c in catalog.cards():
+        shown = store.latest(store.evidence(runs_dir, c.slug, _problem))
+        rows.append((c, shown))
+    if as_json:
+        data = [
+            {
+                "slug": c.slug,
+                "title": c.title,
+                "status": c.status,
+                "evidence": None
+                if s is None
+                else {
+                    "scale": s["scale"],
+                    "seed": s["seed"],
+                    "origin": s["origin"],
+                    "complete": s["complete"],
+                    "counts": s["counts"],
+                    "finished": s["provenance"]["finished"],
+                    "commit": s["provenance"]["commit"],
+                },
+            }
+            for c, s in rows
+        ]
+        click.echo(json.dumps(data, indent=2))
+        return
+    table = [("slug", "status", "shown", "verdicts")]
+    table += [(c.slug, c.status, _where(s) if s else "", _compact(s)) for c, s in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(3)]
+    for row in table:
+        cells = [cell.ljust(w) for cell, w in zip(row[:3], widths, strict=True)] + [row[3]]
+        click.echo("  ".join(cells).rstrip())
     implemented = sum(c.status == catalog.IMPLEMENTED for c in catalog.cards())
-    click.echo(f"\n{len(rows)} papers, {implemented} implemented")
+    click.echo(
+        f"\n{len(rows)} papers, {implemented} implemented. 'committed': the results shipped with "
+        "icml25;\n'runs': this machine's runs folder. Smoke-scale verdicts are not evidence."
+    )
 
 
 @cli.command()
 @click.argument("slug")
-@click.option("--json", "as_json", is_flag=True, help="Print the same as JSON.")
+@json_option
 @runs_option
 def show(slug: str, as_json: bool, runs: str | None) -> None:
-    """The card of one paper, its claims and the last measured numbers."""
+    """The card of one paper, its claims and every summary of it (committed and run here)."""
     card = _card(slug)
     runs_dir = _runs_dir(runs)
-    claims = [c.__dict__ for c in load(slug).claims] if card.status == catalog.IMPLEMENTED else []
-    found = store.summaries(runs_dir, slug)
+    claims = [c.__dict__ for c in load_claims(slug)] if card.status == catalog.IMPLEMENTED else []
+    found = store.evidence(runs_dir, slug, _problem)
     if as_json:
+        fields = ("slug", "title", "paper_title", "authors", "venue", "link", "area", "summary")
         data = {
-            "slug": card.slug,
-            "title": card.title,
-            "area": card.area,
+            **{k: getattr(card, k) for k in fields},
             "status": card.status,
-            "summary": card.summary,
             "code": card.code,
             "claims": claims,
-            "runs": {
-                scale: {
-                    k: s[k]
-                    for k in (
-                        "claims",
-                        "measurements",
-                        "wall_seconds",
-                        "cell_seconds",
-                        "cells",
-                        "seed",
-                    )
-                }
-                for scale, s in found.items()
-            },
+            "runs": [
+                {k: s[k] for k in ("origin", "scale", "seed", "complete", "counts", "claims")}
+                | {"measurements": s["measurements"], "cells": s["cells"], "timing": s["timing"]}
+                | {"provenance": s["provenance"]}
+                for s in found
+            ],
         }
         click.echo(json.dumps(data, indent=2))
         return
-    click.echo(f"{card.slug}: {card.title}\narea: {card.area}    status: {card.status}")
+    click.echo(f"{card.slug}: {card.title}")
+    if card.paper_title:
+        click.echo(f"paper: {card.paper_title}\n       {card.authors}. {card.venue}.")
+    if card.link:
+        click.echo(f"       {card.link}")
     if card.code:
         click.echo(f"official code: {card.code_url}")
-    click.echo(f"\n{card.summary}\n")
+    click.echo(f"area: {card.area}    status: {card.status}\n\n{card.summary}\n")
     for claim in claims:
+        kind = "check" if claim["kind"] == "check" else "claim"
+        paper = f" [paper: {claim['paper_value']}" if claim["paper_value"] else ""
+        paper += f", {claim['source']}]" if claim["source"] and paper else ("]" if paper else "")
         click.echo(
-            f"claim ({claim['id']}) {claim['metric']} {claim['comparison']} "
-            f"{claim['threshold']:g}: {claim['statement']}"
+            f"{kind} ({claim['id']}) {claim['metric']} {claim['comparison']} "
+            f"{claim['threshold']:g}: {claim['statement']}{paper}"
         )
-    for scale, summary in found.items():
+    for summary in found:
+        prov = summary["provenance"]
+        commit = (prov["commit"] or "no git")[:10] + (" (dirty)" if prov["dirty"] else "")
         click.echo(
-            f"\nlast run at scale {scale} (seed {summary['seed']}, "
-            f"{summary['cell_seconds']:.1f} s of cells):"
+            f"\n{summary['origin']}: scale {summary['scale']}, seed {summary['seed']}, "
+            f"{prov['finished']}, commit {commit}: {headline(summary['counts'])}"
         )
+        if summary["scale"] == "smoke":
+            click.echo("  (smoke: not evidence)")
         _echo_verdicts(summary)
 
 
@@ -158,8 +226,17 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
     "--out", default=DEFAULT_RUNS, show_default=True, metavar="DIR", help="Runs folder to write."
 )
 @click.option("--force", is_flag=True, help="Recompute cells already on disk.")
-def run(slugs, run_all, scale, seed, jobs, backend, address, out, force) -> None:
-    """Run the reproductions of SLUGS (or --all) and print their verdicts."""
+@click.option("--strict", is_flag=True, help="Exit 1 when a claim is not reproduced.")
+@click.option(
+    "--compare",
+    is_flag=True,
+    help="Compare every measurement with the committed result; exit 1 on disagreement.",
+)
+@json_option
+def run(
+    slugs, run_all, scale, seed, jobs, backend, address, out, force, strict, compare, as_json
+) -> None:
+    """Run the reproductions of SLUGS (or --all), printing each paper's verdicts as it ends."""
     from icml25.lab import runner  # joblib and tqdm only when running
 
     if run_all and slugs:
@@ -172,6 +249,14 @@ def run(slugs, run_all, scale, seed, jobs, backend, address, out, force) -> None
         card = _card(slug)
         if card.status != catalog.IMPLEMENTED:
             raise InputError(f"paper {slug!r} has no reproduction yet (status: {card.status})")
+    committed = _committed(slugs, scale, seed) if compare else {}
+    terminal = sys.stdout.isatty() and not as_json
+
+    def finished(summary: dict) -> None:
+        click.echo(_paper_line(summary), err=as_json)
+        if terminal or not summary["complete"]:
+            _echo_verdicts(summary, err=as_json)
+
     try:
         summaries = runner.run(
             list(slugs),
@@ -182,34 +267,72 @@ def run(slugs, run_all, scale, seed, jobs, backend, address, out, force) -> None
             address=address,
             out=out,
             force=force,
+            on_paper=finished,
+            on_message=lambda line: click.echo(f"icml25: {line}", err=True),
         )
     except ValueError as err:
         raise InputError(str(err)) from None
-    for slug, summary in summaries.items():
-        cells = summary["cells"]
-        click.echo(
-            f"{slug} [{scale}] {cells['ok']}/{cells['total']} cells "
-            f"({cells['cached']} cached, {cells['failed']} failed), "
-            f"{summary['wall_seconds']:.1f} s"
+    disagreements = {slug: _compare(committed[slug], summaries[slug]) for slug in committed}
+    if as_json:
+        data = [
+            {
+                **{k: s[k] for k in ("slug", "scale", "seed", "complete", "counts", "claims")},
+                "path": str(store.summary_path(Path(out), s["slug"], scale, seed)),
+                "failures": [{k: f[k] for k in ("cell", "reason")} for f in s["failures"]],
+            }
+            for s in summaries.values()
+        ]
+        click.echo(json.dumps(data, indent=2))
+    failed = not all(s["complete"] for s in summaries.values())
+    unproven = any(c["verdict"] not in GOOD for s in summaries.values() for c in s["claims"])
+    if failed or (strict and unproven) or any(disagreements.values()):
+        raise click.exceptions.Exit(1)
+
+
+def _committed(slugs, scale: str, seed: int) -> dict[str, dict]:
+    """The committed summaries that ``--compare`` checks a new run against."""
+    found = {}
+    for slug in slugs:
+        path = store.summary_path(store.results_dir(), slug, scale, seed)
+        if not path.is_file():
+            raise InputError(
+                f"--compare: no committed result for {slug} at scale {scale}, seed {seed}"
+            )
+        try:
+            found[slug] = store.read_summary(path)
+        except store.Unreadable as err:
+            raise InputError(f"--compare: cannot read {err.path}: {err.reason}") from None
+    return found
+
+
+def _compare(old: dict, new: dict) -> int:
+    """Print every measurement, committed beside new; return how many disagree."""
+    limits = tolerances(old["slug"])
+    names = list(dict.fromkeys([*old["measurements"], *new["measurements"]]))
+    click.echo(f"{old['slug']}: committed ({old['provenance']['finished']}) vs this run")
+    bad = 0
+    for name in names:
+        a, b = old["measurements"].get(name), new["measurements"].get(name)
+        rtol = limits.get(name, DEFAULT_TOLERANCE)
+        same = (a is None and b is None) or (
+            a is not None and b is not None and math.isclose(a, b, rel_tol=rtol, abs_tol=1e-12)
         )
-        _echo_verdicts(summary)
-        click.echo(f"  -> {store.scale_dir(Path(out), slug, scale) / 'summary.json'}")
+        bad += not same
+        click.echo(f"  {'agree' if same else 'DIFFER'}  {name}: {a!r} vs {b!r} (rtol {rtol:g})")
+    click.echo(f"  {len(names) - bad} of {len(names)} measurements agree")
+    return bad
 
 
 @cli.command()
-@click.option(
-    "--runs", default=DEFAULT_RUNS, show_default=True, metavar="DIR", help="Runs folder to read."
-)
+@click.option("--runs", default=None, metavar="DIR", help="Runs folder to read (default: ./runs).")
 @click.option(
     "--out", default="report", show_default=True, metavar="DIR", help="Folder for the HTML site."
 )
-def report(runs: str, out: str) -> None:
-    """Write the static HTML report of every paper and its runs."""
+def report(runs: str | None, out: str) -> None:
+    """Write the static HTML report: the committed results and every run in the runs folder."""
     from icml25.lab import report as report_module  # jinja2, markdown only when reporting
 
-    if not Path(runs).is_dir():
-        raise InputError(f"--runs: no runs folder at {runs} (run `icml25 run` first)")
-    index = report_module.build(Path(runs), Path(out))
+    index = report_module.build(_runs_dir(runs), Path(out), on_error=_problem)
     click.echo(f"report: {index}")
 
 
@@ -219,14 +342,18 @@ def main(argv: list[str] | None = None) -> int:
         cli.main(args=argv, prog_name="icml25", standalone_mode=False)
     except click.exceptions.Exit as done:
         return done.exit_code
-    except click.Abort:
-        click.echo("icml25: aborted", err=True)
-        return 1
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("icml25: interrupted; finished cells are kept on disk", err=True)
+        return 130
     except InputError as err:
         click.echo(f"icml25: error: {err.format_message()}", err=True)
         return err.exit_code
     except click.ClickException as err:  # usage errors: unknown option, bad --seed, ...
         click.echo(f"icml25: error: {err.format_message()}", err=True)
+        return 2
+    except OSError as err:  # disk full, no permission, --out under a file
+        where = f" {err.filename}" if err.filename else ""
+        click.echo(f"icml25: error:{where}: {err.strerror or err}", err=True)
         return 2
     return 0
 

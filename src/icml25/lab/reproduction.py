@@ -1,9 +1,16 @@
 """The reproduction protocol: scales, cells, run_cell, summarize.
 
-A paper's reproduction is the module ``icml25.<slug>.reproduce``. It defines
+A paper's reproduction is two modules. ``icml25/<slug>/claims.py`` defines
 
 ``CLAIMS``
-    a tuple of :class:`~icml25.lab.claims.Claim`, declared before anything runs;
+    a tuple of :class:`~icml25.lab.claims.Claim` (claims and checks), declared before anything
+    runs; the file imports nothing but the lab's ``Claim``, and the lab reads it by its path,
+    without importing the paper's package (and its torch);
+
+and may define ``TOLERANCES``, a dict ``{metric: relative tolerance}`` for the measurements
+that ``icml25 run --compare`` may not expect to repeat to the default 1e-6 (times, for
+example). ``icml25.<slug>.reproduce`` defines
+
 ``SCALES``
     a dict ``{"smoke": cfg, "default": cfg, "paper": cfg}`` of frozen config dataclasses;
 ``cells(config) -> list[dict]``
@@ -31,7 +38,11 @@ import ast
 import dataclasses
 import hashlib
 import importlib
+import importlib.metadata
+import importlib.util
 import json
+import platform
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -46,10 +57,12 @@ SCALE_NAMES = ("smoke", "default", "paper")
 
 @dataclass
 class Summary:
-    """What ``summarize`` returns: named measurements (floats) and named matplotlib figures."""
+    """What ``summarize`` returns: named measurements (floats), named matplotlib figures, and
+    optional captions for them (``{name: caption}``; else the figure's own title is used)."""
 
     measurements: dict[str, float]
     figures: dict[str, Any] = field(default_factory=dict)
+    captions: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,25 +87,49 @@ def module_path(slug: str) -> str:
     return f"icml25.{slug}.reproduce"
 
 
+def claims_path(slug: str) -> Path:
+    return Path(str(resources.files("icml25"))) / slug / "claims.py"
+
+
+def claims_module(slug: str) -> ModuleType:
+    """Execute ``icml25/<slug>/claims.py`` by its path, without importing ``icml25.<slug>``."""
+    path = claims_path(slug)
+    if not path.is_file():
+        raise TypeError(f"{path} is missing: a reproduction declares its CLAIMS there")
+    spec = importlib.util.spec_from_file_location(f"icml25._claims_{slug}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_claims(slug: str) -> tuple[Claim, ...]:
+    """The declared claims and checks of a paper, checked; imports no paper code."""
+    module = claims_module(slug)
+    claims = tuple(getattr(module, "CLAIMS", ()))
+    if not claims or not all(isinstance(c, Claim) for c in claims):
+        raise TypeError(f"{claims_path(slug)}: CLAIMS must be a non-empty sequence of Claim")
+    if len({c.id for c in claims}) != len(claims):
+        raise TypeError(f"{claims_path(slug)}: CLAIMS has duplicate ids")
+    return claims
+
+
+def tolerances(slug: str) -> dict[str, float]:
+    """``{metric: relative tolerance}`` for ``--compare``, from the paper's claims.py."""
+    return dict(getattr(claims_module(slug), "TOLERANCES", {}))
+
+
 def load(slug: str) -> Reproduction:
     """Import ``icml25.<slug>.reproduce`` and check that it follows the protocol."""
     module = importlib.import_module(module_path(slug))
-    return from_module(slug, module)
+    return from_module(slug, module, load_claims(slug))
 
 
-def from_module(slug: str, module: ModuleType) -> Reproduction:
+def from_module(slug: str, module: ModuleType, claims: tuple[Claim, ...]) -> Reproduction:
     missing = [
-        name
-        for name in ("CLAIMS", "SCALES", "cells", "run_cell", "summarize")
-        if not hasattr(module, name)
+        name for name in ("SCALES", "cells", "run_cell", "summarize") if not hasattr(module, name)
     ]
     if missing:
         raise TypeError(f"{module.__name__} does not define {', '.join(missing)}")
-    claims = tuple(module.CLAIMS)
-    if not claims or not all(isinstance(c, Claim) for c in claims):
-        raise TypeError(f"{module.__name__}.CLAIMS must be a non-empty sequence of Claim")
-    if len({c.id for c in claims}) != len(claims):
-        raise TypeError(f"{module.__name__}.CLAIMS has duplicate ids")
     if set(module.SCALES) != set(SCALE_NAMES):
         raise TypeError(f"{module.__name__}.SCALES must have exactly the keys {SCALE_NAMES}")
     for name, config in module.SCALES.items():
@@ -122,14 +159,46 @@ def config_fingerprint(config: Any) -> str:
 def code_fingerprint(slug: str) -> str:
     """A short hash of the code of the paper's package and of ``icml25.common``: editing it makes
     the runner recompute cells rather than reuse stale ones. Docstrings and comments do not
-    count (the hash is over the syntax trees without docstrings)."""
+    count (the hash is over the syntax trees without docstrings), nor does the paper's
+    ``claims.py``: claims are judged afresh from the cells at every run."""
     root = Path(str(resources.files("icml25")))
     digest = hashlib.sha256()
-    for folder in (slug, "common"):
-        for path in sorted((root / folder).rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(_code_without_docstrings(path.read_text(encoding="utf-8")).encode())
+    for path in _code_files(root, slug):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(_code_without_docstrings(path.read_text(encoding="utf-8")).encode())
     return digest.hexdigest()[:12]
+
+
+def _code_files(root: Path, slug: str) -> list[Path]:
+    files = sorted((root / slug).rglob("*.py")) + sorted((root / "common").rglob("*.py"))
+    return [p for p in files if p != root / slug / "claims.py"]
+
+
+def dependency_versions(slug: str) -> dict[str, str]:
+    """Versions of python and of every installed distribution that the code of the paper (and
+    of ``icml25.common``) imports: an upgraded torch or numpy must not reuse old cells."""
+    root = Path(str(resources.files("icml25")))
+    modules = set()
+    for path in _code_files(root, slug):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                modules.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                modules.add(node.module.split(".")[0])
+    distributions = importlib.metadata.packages_distributions()
+    versions = {"python": platform.python_version()}
+    for module in sorted(modules - {"icml25"} - set(sys.stdlib_module_names)):
+        for name in distributions.get(module, []):
+            try:
+                versions[name.lower()] = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                pass
+    return versions
+
+
+def dependency_fingerprint(slug: str) -> str:
+    text = json.dumps(dependency_versions(slug), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def _code_without_docstrings(source: str) -> str:

@@ -1,54 +1,59 @@
-"""Map the cells of one or many papers over joblib, cache each result, then summarise and judge.
+"""Map the cells of one or many papers over workers, store each result, then summarise and judge.
 
 The runner is paper-agnostic: it finds each reproduction by its module path. Cells of all the
-papers asked for go into one pool of workers:
-
-- ``loky`` (default): local processes;
-- ``dask``: a dask.distributed cluster at ``address``, or a LocalCluster when none is given;
-- ``ray``: a Ray cluster at ``address`` (or a local one).
+papers asked for go into one pool of workers (:mod:`icml25.lab.backends`: loky processes here,
+a Dask or Ray cluster).
 
 Each cell's seed is derived from (master seed, paper, cell), so the numbers are the same
 whatever the backend or the order in which cells finish. The parent process writes each
 finished cell to disk, atomically, the moment it arrives: a run killed mid-way loses nothing
-already finished, and a rerun skips it (``force=True`` recomputes). A cell that raises is
-recorded as failed with its traceback; the other cells go on, and the next run retries it.
+already finished, and a rerun skips it (``force=True`` recomputes). A cell that raises, or
+whose worker dies, is recorded as failed with the reason; the other cells go on, and the next
+run retries it. When any cell of a paper failed, its claims are all ``incomplete``: a verdict
+is never computed from part of the evidence.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.metadata
 import math
 import os
 import platform
+import shlex
+import subprocess
 import sys
 import time
 import traceback
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-import joblib
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from icml25.lab import catalog, store
-from icml25.lab.claims import evaluate
+from icml25.lab.claims import evaluate, tally
 from icml25.lab.reproduction import (
     SCALE_NAMES,
     Reproduction,
     cell_seed,
     code_fingerprint,
     config_fingerprint,
+    dependency_fingerprint,
+    dependency_versions,
     load,
     module_path,
 )
 
 BACKENDS = ("loky", "dask", "ray")
+PROVENANCE_PACKAGES = ("numpy", "scipy", "torch", "POT", "joblib")
 
 
 @dataclass
@@ -60,8 +65,8 @@ class _Paper:
     cells: list[dict]
     paths: list[Path]
     records: dict[int, dict] = field(default_factory=dict)
+    cached: set[int] = field(default_factory=set)
     pending: int = 0
-    cached: int = 0
 
 
 def run(
@@ -75,65 +80,88 @@ def run(
     out: str | os.PathLike = "runs",
     force: bool = False,
     progress: bool | None = None,
+    on_paper: Callable[[dict], None] | None = None,
+    on_message: Callable[[str], None] | None = None,
+    command: str | None = None,
 ) -> dict[str, dict]:
     """Run the reproductions of ``slugs`` at ``scale`` and write their summaries under ``out``.
 
     Returns ``{slug: summary}``, the same dicts as the ``summary.json`` files written.
+    ``on_paper(summary)`` is called as soon as each paper's summary is written; ``on_message``
+    receives one line for what a user should know (a corrupt cell file recomputed, a wait on
+    another run's lock). ``command`` is recorded in the provenance (default: ``sys.argv``).
     """
     check_arguments(slugs, scale=scale, seed=seed, jobs=jobs, backend=backend)
     out = Path(out)
-    n_workers = jobs if jobs and jobs > 0 else os.cpu_count() or 1
-    started = time.perf_counter()
-    stamp = datetime.now(UTC).isoformat(timespec="seconds")
+    tell = on_message or (lambda line: None)
+    context = {
+        "command": command or shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]]),
+        "backend": backend,
+        "address": address,
+        "jobs": jobs,
+        "started": _now(),
+    }
+    slugs = list(dict.fromkeys(slugs))
+    with contextlib.ExitStack() as stack:
+        for slug in sorted(slugs):  # one order for every run: two runs never deadlock
+            folder = store.run_dir(out, slug, scale, seed)
+            stack.enter_context(store.locked(folder, lambda f: tell(f"waiting for {f}: in use")))
+        papers, tasks = _prepare(slugs, scale, seed, out, force, tell)
+        summaries = {}
+        for slug, paper in papers.items():
+            if paper.pending == 0:
+                summaries[slug] = _finish(out, scale, seed, paper, context, on_paper)
+        if tasks:
+            show = sys.stderr.isatty() if progress is None else progress
+            bar = tqdm(total=len(tasks), desc=f"icml25 {scale}", unit="cell", disable=not show)
+            outcomes = _interim_execute(_execute, tasks, jobs=jobs)
+            with contextlib.closing(outcomes), bar:
+                for k, result, reason in outcomes:
+                    slug, index = tasks[k][0], tasks[k][1]
+                    paper = papers[slug]
+                    record = result[2] if reason is None else _died(paper, index, reason)
+                    store.write_cell(paper.paths[index], record)
+                    paper.records[index] = store.round_trip(record)
+                    paper.pending -= 1
+                    bar.update(1)
+                    if paper.pending == 0:
+                        summaries[slug] = _finish(out, scale, seed, paper, context, on_paper)
+    return {slug: summaries[slug] for slug in papers}
 
+
+def _prepare(
+    slugs: list[str], scale: str, seed: int, out: Path, force: bool, tell: Callable[[str], None]
+) -> tuple[dict[str, _Paper], list[tuple]]:
+    """Load each paper, find its cells on disk, and list the ones left to compute."""
     papers: dict[str, _Paper] = {}
     tasks = []
-    for slug in dict.fromkeys(slugs):
+    for slug in slugs:
         repro = load(slug)
         config = repro.config(scale)
-        fingerprint = config_fingerprint(config) + code_fingerprint(slug)
+        code = code_fingerprint(slug)
+        key = f"{config_fingerprint(config)}|{code}|{dependency_fingerprint(slug)}"
         cells = list(repro.cells(config))
         seeds = [cell_seed(seed, slug, cell) for cell in cells]
         paths = [
-            store.cell_path(out, slug, scale, c, s, fingerprint)
+            store.cell_path(out, slug, scale, seed, c, f"{s}|{key}")
             for c, s in zip(cells, seeds, strict=True)
         ]
         paper = _Paper(repro, config, cells, paths)
         for i, (cell, seed_i, path) in enumerate(zip(cells, seeds, paths, strict=True)):
-            record = None if force else store.read_record(path)
+            record = None
+            if not force:
+                try:
+                    record = store.read_cell(path)
+                except store.Unreadable as err:
+                    tell(f"cannot read {err.path} ({err.reason}): computing that cell again")
             if record is not None and record["status"] == "ok":
                 paper.records[i] = record
-                paper.cached += 1
+                paper.cached.add(i)
             else:
-                tasks.append((slug, i, config, cell, seed_i))
+                tasks.append((slug, i, config, cell, seed_i, code))
         paper.pending = len(cells) - len(paper.records)
         papers[slug] = paper
-
-    summaries = {}
-    for slug, paper in papers.items():
-        if paper.pending == 0:
-            summaries[slug] = _finish(out, scale, seed, paper, started, stamp)
-
-    if tasks:
-        threads = max(1, (os.cpu_count() or 1) // n_workers) if n_workers > 1 else None
-        show = sys.stderr.isatty() if progress is None else progress
-        bar = tqdm(total=len(tasks), desc=f"icml25 {scale}", unit="cell", disable=not show)
-        with _backend(backend, address, n_workers):
-            parallel = joblib.Parallel(n_jobs=n_workers, return_as="generator_unordered")
-            outcomes = parallel(
-                joblib.delayed(_execute)(slug, i, config, cell, seed_i, threads)
-                for slug, i, config, cell, seed_i in tasks
-            )
-            for slug, i, record in outcomes:
-                paper = papers[slug]
-                store.write_record(paper.paths[i], record)
-                paper.records[i] = record
-                paper.pending -= 1
-                bar.update(1)
-                if paper.pending == 0:
-                    summaries[slug] = _finish(out, scale, seed, paper, started, stamp)
-        bar.close()
-    return {slug: summaries[slug] for slug in papers}
+    return papers, tasks
 
 
 def check_arguments(
@@ -157,26 +185,64 @@ def check_arguments(
 
 
 def _execute(
-    slug: str, index: int, config: Any, cell: dict, seed: int, threads: int | None
+    slug: str, index: int, config: Any, cell: dict, seed: int, code: str, threads: int | None
 ) -> tuple[str, int, dict]:
-    """Run one cell on a worker; never raises, a failure becomes a record."""
-    begin = time.perf_counter()
+    """Run one cell on a worker; never raises, a failure becomes a record.
+
+    ``code`` is the client's fingerprint of the paper's code: a worker whose installed icml25
+    differs refuses the cell, so that no result is stored under a key its code does not match.
+    """
+    begin, started = time.perf_counter(), time.time()
     with warnings.catch_warnings(record=True) as caught:  # kept in the record, not printed
         warnings.simplefilter("default")
         try:
+            mine = _worker_fingerprint(slug)
+            if mine != code:
+                raise RuntimeError(
+                    f"this worker's icml25 code for {slug} has fingerprint {mine}, the client's "
+                    f"{code}: install the same icml25 on every worker"
+                )
             module = importlib.import_module(module_path(slug))
             limits = [t for t in (threads, getattr(module, "CELL_THREADS", None)) if t]
             with _thread_limit(min(limits) if limits else None):
                 record = {"status": "ok", "output": module.run_cell(config, cell, seed)}
-        except Exception:  # a failed cell must not stop the others
-            record = {"status": "failed", "traceback": traceback.format_exc()}
+            store.encode(record)  # an output the store cannot hold fails here, in its cell
+        except Exception as err:  # a failed cell must not stop the others
+            record = {
+                "status": "failed",
+                "reason": f"{type(err).__name__}: {err}".splitlines()[0][:300],
+                "traceback": traceback.format_exc(),
+            }
     record.update(
         cell=cell,
         seed=seed,
         seconds=time.perf_counter() - begin,
+        started=started,
+        ended=time.time(),
         warnings=sorted({f"{w.category.__name__}: {w.message}" for w in caught}),
     )
     return slug, index, record
+
+
+@cache
+def _worker_fingerprint(slug: str) -> str:
+    return code_fingerprint(slug)
+
+
+def _died(paper: _Paper, index: int, reason: str) -> dict:
+    """The record of a cell whose worker died, or that the cluster refused."""
+    now = time.time()
+    return {
+        "status": "failed",
+        "reason": reason,
+        "traceback": reason,
+        "cell": paper.cells[index],
+        "seed": None,
+        "seconds": 0.0,
+        "started": now,
+        "ended": now,
+        "warnings": [],
+    }
 
 
 @contextlib.contextmanager
@@ -197,87 +263,80 @@ def _thread_limit(threads: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-@contextlib.contextmanager
-def _backend(backend: str, address: str | None, n_workers: int) -> Iterator[None]:
-    if backend == "loky":
-        with joblib.parallel_config(backend="loky"):
-            yield
-    elif backend == "dask":
-        try:
-            from dask.distributed import Client, LocalCluster
-        except ImportError as err:
-            raise ImportError("the dask backend needs: pip install 'icml25[dask]'") from err
-        if address:
-            cluster = contextlib.nullcontext()
-            client = Client(address)
-        else:
-            cluster = LocalCluster(
-                n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None
-            )
-            client = Client(cluster)
-        with cluster, client, joblib.parallel_config(backend="dask"):
-            yield
-    else:
-        try:
-            import ray
-            from ray.util.joblib import register_ray
-        except ImportError as err:
-            raise ImportError("the ray backend needs: pip install 'icml25[ray]'") from err
-        register_ray()
-        ray.init(address=address, ignore_reinit_error=True)
-        try:
-            with joblib.parallel_config(backend="ray"):
-                yield
-        finally:
-            ray.shutdown()
+def _finish(
+    out: Path,
+    scale: str,
+    seed: int,
+    paper: _Paper,
+    context: dict,
+    on_paper: Callable[[dict], None] | None,
+) -> dict:
+    """Summarise the cells of one paper, judge its claims, write summary.json.
 
-
-def _finish(out: Path, scale: str, seed: int, paper: _Paper, started: float, stamp: str) -> dict:
-    """Summarise the finished cells of one paper, judge its claims, write summary.json."""
+    When a cell failed, nothing is summarised: every claim is ``incomplete``."""
     repro = paper.repro
-    order = range(len(paper.cells))
-    ok = [i for i in order if paper.records[i]["status"] == "ok"]
+    records = [paper.records[i] for i in range(len(paper.cells))]
     failures = [
-        {"cell": paper.records[i]["cell"], "traceback": paper.records[i]["traceback"]}
-        for i in order
-        if paper.records[i]["status"] != "ok"
+        {"cell": r["cell"], "reason": r.get("reason", ""), "traceback": r["traceback"]}
+        for r in records
+        if r["status"] != "ok"
     ]
-    measurements: dict[str, float] = {}
-    figures: list[str] = []
+    measurements: dict[str, float | None] = {}
+    figures: list[dict] = []
     error = None
-    try:
-        finished = [(paper.cells[i], paper.records[i]["output"]) for i in ok]
-        result = repro.summarize(paper.config, finished)
-        measurements = {k: _as_float(v) for k, v in result.measurements.items()}
-        figures = _save_figures(out, repro.slug, scale, result.figures)
-    except Exception:  # a broken summary leaves every claim "not measured", never a pass
-        error = traceback.format_exc()
+    begin = time.perf_counter()
+    if not failures:
+        try:
+            finished = [(cell, r["output"]) for cell, r in zip(paper.cells, records, strict=True)]
+            result = repro.summarize(paper.config, finished)
+            measurements = {k: _as_float(v) for k, v in result.measurements.items()}
+            figures = _save_figures(out, repro.slug, scale, seed, result)
+        except Exception:  # a broken summary leaves every claim "not measured", never a pass
+            error = traceback.format_exc()
+    summarize_seconds = time.perf_counter() - begin
+    verdicts = [v.to_dict() for v in evaluate(repro.claims, measurements, complete=not failures)]
+    fresh = [r for i, r in enumerate(records) if i not in paper.cached]
     summary = {
+        "schema": store.SCHEMA,
         "slug": repro.slug,
         "title": catalog.card(repro.slug).title,
         "scale": scale,
         "seed": seed,
+        "complete": not failures and error is None,
         "config": asdict(paper.config),
-        "code": code_fingerprint(repro.slug),
-        "started": stamp,
-        "wall_seconds": round(time.perf_counter() - started, 3),
-        "cell_seconds": round(sum(paper.records[i]["seconds"] for i in order), 3),
         "cells": {
-            "total": len(paper.cells),
-            "ok": len(ok),
+            "total": len(records),
+            "ok": len(records) - len(failures),
             "failed": len(failures),
-            "cached": paper.cached,
+            "computed": len(records) - len(paper.cached),
+            "cached": len(paper.cached),
         },
-        "measurements": measurements,
-        "claims": [v.to_dict() for v in evaluate(repro.claims, measurements)],
-        "figures": figures,
         "failures": failures,
-        "warnings": dict(Counter(w for i in order for w in paper.records[i].get("warnings", []))),
+        "measurements": measurements,
+        "claims": verdicts,
+        "counts": tally(verdicts),
+        "figures": figures,
+        "warnings": dict(Counter(w for r in records for w in r.get("warnings", []))),
         "summary_error": error,
-        "versions": _versions(),
+        "timing": {
+            "wall_seconds": round(_wall(fresh) + summarize_seconds, 3),
+            "computed_cell_seconds": round(sum(r["seconds"] for r in fresh), 3),
+            "cached_cell_seconds": round(sum(records[i]["seconds"] for i in paper.cached), 3),
+            "summarize_seconds": round(summarize_seconds, 3),
+        },
+        "provenance": _provenance(repro.slug, context),
     }
-    store.write_summary(out, repro.slug, scale, summary)
+    store.write_summary(out, repro.slug, scale, seed, summary)
+    if on_paper is not None:
+        on_paper(summary)
     return summary
+
+
+def _wall(records: list[dict]) -> float:
+    """From the first of these cells' start to the last one's end (0 when none ran)."""
+    if not records:
+        return 0.0
+    return max(r["ended"] for r in records) - min(r["started"] for r in records)
 
 
 def _as_float(value: Any) -> float | None:
@@ -285,26 +344,88 @@ def _as_float(value: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _save_figures(out: Path, slug: str, scale: str, figures: dict[str, Any]) -> list[str]:
-    folder = store.scale_dir(out, slug, scale) / "figures"
-    folder.mkdir(parents=True, exist_ok=True)
-    names = []
-    for name, figure in figures.items():
-        figure.savefig(folder / f"{name}.png", dpi=110, bbox_inches="tight")
-        names.append(f"figures/{name}.png")
-    return names
+def _save_figures(out: Path, slug: str, scale: str, seed: int, result: Any) -> list[dict]:
+    folder = store.run_dir(out, slug, scale, seed) / "figures"
+    captions = getattr(result, "captions", {}) or {}
+    saved = []
+    for name, figure in result.figures.items():
+        store.save_figure_atomic(figure, folder / f"{name}.png")
+        saved.append(
+            {"path": f"figures/{name}.png", "caption": captions.get(name) or _title(figure, name)}
+        )
+    return saved
 
 
-def _versions() -> dict[str, str]:
-    import numpy
+def _title(figure: Any, name: str) -> str:
+    """A figure's caption when the reproduction gives none: its suptitle or axes titles."""
+    suptitle = getattr(figure, "_suptitle", None)
+    if suptitle is not None and suptitle.get_text():
+        return suptitle.get_text()
+    titles = [ax.get_title() for ax in figure.axes if ax.get_title()]
+    return "; ".join(titles) if titles else name.replace("_", " ")
 
-    from icml25 import __version__
 
-    versions = {
-        "icml25": __version__,
-        "python": platform.python_version(),
-        "numpy": numpy.__version__,
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _provenance(slug: str, context: dict) -> dict:
+    commit, dirty = _git_state()
+    return {
+        **context,
+        "finished": _now(),
+        "commit": commit,
+        "dirty": dirty,
+        "cores": os.cpu_count(),
+        "platform": platform.platform(terse=True),
+        "versions": _versions(),
+        "code_fingerprint": code_fingerprint(slug),
+        "dependencies": dependency_versions(slug),
     }
-    if "torch" in sys.modules:
-        versions["torch"] = sys.modules["torch"].__version__
+
+
+@cache
+def _git_state() -> tuple[str | None, bool | None]:
+    """The commit of the icml25 source tree and whether tracked files differ from it; (None,
+    None) for an installed wheel, which has no git tree."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "."],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=10,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    return commit, bool(status.strip())
+
+
+def _versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in ("icml25", *PROVENANCE_PACKAGES):
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
     return versions
+
+
+def _interim_execute(fn, tasks, jobs):  # TODO(lead): replaced by backends.execute
+    import joblib
+
+    n = jobs if jobs and jobs > 0 else os.cpu_count() or 1
+    threads = max(1, (os.cpu_count() or 1) // n) if n > 1 else None
+    order = {(t[0], t[1]): k for k, t in enumerate(tasks)}
+    with joblib.parallel_config(backend="loky"):
+        parallel = joblib.Parallel(n_jobs=n, return_as="generator_unordered")
+        for result in parallel(joblib.delayed(fn)(*t, threads) for t in tasks):
+            yield order[(result[0], result[1])], result, None

@@ -1,40 +1,79 @@
-"""Where runs live on disk, and writes that are atomic.
+"""Where runs live on disk, in formats that are safe to open, written atomically.
 
-Layout under the runs folder (``runs/`` by default)::
+Layout under a runs folder (``runs/`` by default)::
 
-    runs/<slug>/<scale>/cells/<cell id>.pkl   one record per finished (or failed) cell
-    runs/<slug>/<scale>/summary.json          measurements, claims and verdicts, run time
-    runs/<slug>/<scale>/figures/<name>.png    the summary's figures
+    runs/<slug>/<scale>/seed-<N>/cells/<cell id>.json   one record per finished (or failed) cell
+    runs/<slug>/<scale>/seed-<N>/cells/<cell id>.npz    its arrays, when it has any
+    runs/<slug>/<scale>/seed-<N>/summary.json           measurements, claims, verdicts, provenance
+    runs/<slug>/<scale>/seed-<N>/figures/<name>.png     the summary's figures
+    runs/<slug>/<scale>/seed-<N>/.lock                  held by the run writing this folder
 
-A cell's id hashes its parameters, the master seed and the config, so a rerun with another seed
-or another config never picks up a stale record.
+A cell's id hashes its parameters, its seed, the config, the code and the versions of the
+libraries the paper imports, so a rerun with another seed, config, code or torch never picks up
+a stale record. Records are JSON for numbers and ``.npz`` (read with ``allow_pickle=False``) for
+arrays: loading somebody else's ``runs/`` never runs code. A file that cannot be read is
+reported with its path (:class:`Unreadable`), never loaded half-way.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import hashlib
+import io
 import json
+import math
 import os
-import pickle
 import tempfile
+import zipfile
+from collections.abc import Callable, Iterator
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from icml25.lab.reproduction import SCALE_NAMES, cell_key
 
+SCHEMA = 2  # of summary.json
+CELL_FORMAT = 1  # of a cell record
 
-def scale_dir(runs: Path, slug: str, scale: str) -> Path:
-    return Path(runs) / slug / scale
+
+class Unreadable(Exception):
+    """A file of the store that exists but cannot be read: its path and why."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = Path(path), reason
 
 
-def cell_path(runs: Path, slug: str, scale: str, cell: dict, seed: int, fingerprint: str) -> Path:
-    text = f"{cell_key(cell)}|{seed}|{fingerprint}"
-    cell_id = hashlib.sha256(text.encode()).hexdigest()[:16]
-    return scale_dir(runs, slug, scale) / "cells" / f"{cell_id}.pkl"
+# ---------------------------------------------------------------- paths
+
+
+def run_dir(runs: Path, slug: str, scale: str, seed: int) -> Path:
+    return Path(runs) / slug / scale / f"seed-{seed}"
+
+
+def cell_path(runs: Path, slug: str, scale: str, seed: int, cell: dict, key: str) -> Path:
+    """The record of one cell; ``key`` holds the cell's seed and the fingerprints."""
+    cell_id = hashlib.sha256(f"{cell_key(cell)}|{key}".encode()).hexdigest()[:16]
+    return run_dir(runs, slug, scale, seed) / "cells" / f"{cell_id}.json"
+
+
+# ---------------------------------------------------------------- atomic writes
+
+
+def _file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a reader sees either nothing or the whole file."""
+    """Write ``data`` to ``path`` so that a reader sees either nothing or the whole file, with
+    the permissions the user's umask gives a new file."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -42,52 +81,240 @@ def write_atomic(path: Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def write_record(path: Path, record: dict) -> None:
-    write_atomic(path, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+def write_text_atomic(path: Path, text: str) -> None:
+    write_atomic(path, text.encode("utf-8"))
 
 
-def read_record(path: Path) -> dict | None:
-    """A cell record, or None when there is none (or it cannot be read)."""
-    try:
-        with open(path, "rb") as fh:
-            return pickle.load(fh)
-    except (OSError, pickle.UnpicklingError, EOFError):
+def save_figure_atomic(figure: Any, path: Path) -> None:
+    """A matplotlib figure to ``path`` (PNG), atomically."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    write_atomic(path, buffer.getvalue())
+
+
+# ---------------------------------------------------------------- cell records
+
+
+def encode(value: Any) -> tuple[Any, dict[str, np.ndarray]]:
+    """Split a cell's record into JSON-able data and named arrays.
+
+    Arrays (numpy, or torch tensors, stored as numpy) become ``{"__array__": name}``; tuples
+    ``{"__tuple__": [...]}``; dicts whose keys are not all strings ``{"__items__": [[k, v]]}``;
+    non-finite floats ``{"__float__": "nan"}``. Anything else raises TypeError naming where.
+    """
+    arrays: dict[str, np.ndarray] = {}
+
+    def walk(v: Any, where: str) -> Any:
+        if v is None or isinstance(v, bool | str):
+            return v
+        if isinstance(v, int | np.integer) and not isinstance(v, bool):
+            return int(v)
+        if isinstance(v, np.bool_):
+            return bool(v)
+        if isinstance(v, float | np.floating):
+            v = float(v)
+            return v if math.isfinite(v) else {"__float__": repr(v)}
+        if type(v).__module__ == "torch" and type(v).__name__ == "Tensor":
+            v = v.detach().cpu().numpy()
+        if isinstance(v, np.ndarray):
+            if v.dtype == object:
+                raise TypeError(f"cell output {where}: object arrays cannot be stored safely")
+            name = f"a{len(arrays)}"
+            arrays[name] = v
+            return {"__array__": name}
+        if isinstance(v, tuple):
+            return {"__tuple__": [walk(x, f"{where}[{i}]") for i, x in enumerate(v)]}
+        if isinstance(v, list):
+            return [walk(x, f"{where}[{i}]") for i, x in enumerate(v)]
+        if isinstance(v, dict):
+            if all(isinstance(k, str) for k in v) and not (_RESERVED & set(v)):
+                return {k: walk(x, f"{where}[{k!r}]") for k, x in v.items()}
+            return {
+                "__items__": [[walk(k, where), walk(x, f"{where}[{k!r}]")] for k, x in v.items()]
+            }
+        raise TypeError(f"cell output {where}: cannot store a {type(v).__name__}")
+
+    return walk(value, "output"), arrays
+
+
+_RESERVED = {"__array__", "__tuple__", "__float__", "__items__"}
+
+
+def decode(data: Any, arrays: dict[str, np.ndarray]) -> Any:
+    """The inverse of :func:`encode`."""
+    if isinstance(data, list):
+        return [decode(x, arrays) for x in data]
+    if isinstance(data, dict):
+        if set(data) == {"__array__"}:
+            return arrays[data["__array__"]]
+        if set(data) == {"__tuple__"}:
+            return tuple(decode(x, arrays) for x in data["__tuple__"])
+        if set(data) == {"__float__"}:
+            return float(data["__float__"])
+        if set(data) == {"__items__"}:
+            return {_hashable(decode(k, arrays)): decode(v, arrays) for k, v in data["__items__"]}
+        return {k: decode(v, arrays) for k, v in data.items()}
+    return data
+
+
+def _hashable(key: Any) -> Any:
+    return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
+
+
+def round_trip(record: dict) -> dict:
+    """What a record will be once read back: a fresh cell is summarised from the same values a
+    cached one would give."""
+    data, arrays = encode(record)
+    return decode(json.loads(json.dumps(data)), arrays)
+
+
+def write_cell(path: Path, record: dict) -> None:
+    """Arrays first (``.npz``), then the JSON record that names them: a reader that finds the
+    JSON finds its arrays."""
+    data, arrays = encode(record)
+    npz = path.with_suffix(".npz")
+    if arrays:
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays)
+        write_atomic(npz, buffer.getvalue())
+    else:
+        npz.unlink(missing_ok=True)
+    body = {"format": CELL_FORMAT, "arrays": npz.name if arrays else None, "record": data}
+    write_atomic(path, json.dumps(body).encode())
+
+
+def read_cell(path: Path) -> dict | None:
+    """A cell record; None when there is none; :class:`Unreadable` when the files are
+    truncated, corrupt or not a record."""
+    path = Path(path)
+    if not path.is_file():
         return None
+    try:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(body, dict) or body.get("format") != CELL_FORMAT:
+            raise ValueError(f"not a cell record of format {CELL_FORMAT}")
+        arrays = {}
+        if body["arrays"]:
+            with np.load(path.parent / body["arrays"], allow_pickle=False) as npz:
+                arrays = {name: npz[name] for name in npz.files}
+        record = decode(body["record"], arrays)
+        if not isinstance(record, dict) or record.get("status") not in {"ok", "failed"}:
+            raise ValueError("the record has no status")
+        if record["status"] == "ok" and "output" not in record:
+            raise ValueError("a finished record without output")
+        return record
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as err:
+        raise Unreadable(path, f"{type(err).__name__}: {err}") from None
 
 
-def write_summary(runs: Path, slug: str, scale: str, summary: dict) -> Path:
-    path = scale_dir(runs, slug, scale) / "summary.json"
-    write_atomic(path, json.dumps(summary, indent=2, sort_keys=False).encode())
+# ---------------------------------------------------------------- summaries
+
+
+def summary_path(runs: Path, slug: str, scale: str, seed: int) -> Path:
+    return run_dir(runs, slug, scale, seed) / "summary.json"
+
+
+def write_summary(runs: Path, slug: str, scale: str, seed: int, summary: dict) -> Path:
+    path = summary_path(runs, slug, scale, seed)
+    write_atomic(path, json.dumps(summary, indent=2).encode())
     return path
 
 
-def read_summary(runs: Path, slug: str, scale: str) -> dict | None:
-    path = scale_dir(runs, slug, scale) / "summary.json"
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text())
+def read_summary(path: Path) -> dict:
+    """A summary.json of this schema, or :class:`Unreadable` naming the file."""
+    try:
+        summary = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise Unreadable(path, f"{type(err).__name__}: {err}") from None
+    if not isinstance(summary, dict):
+        raise Unreadable(path, "not a JSON object")
+    if summary.get("schema") != SCHEMA:
+        found = summary.get("schema", 1)
+        raise Unreadable(path, f"schema {found}, this icml25 reads schema {SCHEMA}: run it again")
+    missing = {"slug", "scale", "seed", "claims", "measurements", "counts"} - set(summary)
+    if missing:
+        raise Unreadable(path, f"missing {', '.join(sorted(missing))}")
+    return summary
 
 
-def summaries(runs: Path, slug: str) -> dict[str, dict]:
-    """Every scale's summary of one paper found under ``runs``, keyed by scale."""
-    found = {}
+def find_summaries(
+    runs: Path, slug: str, on_error: Callable[[Unreadable], None] | None = None
+) -> list[dict]:
+    """Every summary of one paper under ``runs`` (all scales, all seeds), smallest scale first.
+    An unreadable one is passed to ``on_error`` (default: skipped) and the rest are read."""
+    found = []
     for scale in SCALE_NAMES:
-        summary = read_summary(runs, slug, scale)
-        if summary is not None:
-            found[scale] = summary
+        folder = Path(runs) / slug / scale
+        paths = sorted(folder.glob("seed-*/summary.json")) if folder.is_dir() else []
+        for path in sorted(paths, key=lambda p: _seed_of(p.parent.name)):
+            try:
+                found.append(read_summary(path))
+            except Unreadable as err:
+                if on_error is not None:
+                    on_error(err)
     return found
 
 
-def latest(runs: Path, slug: str) -> dict[str, Any] | None:
-    """The summary of the largest scale run so far (paper, then default, then smoke)."""
-    found = summaries(runs, slug)
-    for scale in reversed(SCALE_NAMES):
-        if scale in found:
-            return found[scale]
-    return None
+def _seed_of(name: str) -> int:
+    try:
+        return int(name.removeprefix("seed-"))
+    except ValueError:
+        return -1
+
+
+def results_dir() -> Path:
+    """The committed evidence shipped with the package: each paper's last default-scale
+    summary, in the same layout as a runs folder (``results/<slug>/<scale>/seed-<N>/``)."""
+    return Path(str(resources.files("icml25"))) / "results"
+
+
+def evidence(
+    runs: Path | None, slug: str, on_error: Callable[[Unreadable], None] | None = None
+) -> list[dict]:
+    """The committed summaries of a paper, then those of ``runs``; each gains an ``origin``
+    (``"committed"`` or ``"runs"``) so that a reader knows which it is."""
+    found = [{**s, "origin": "committed"} for s in find_summaries(results_dir(), slug, on_error)]
+    if runs is not None and Path(runs).resolve() != results_dir().resolve():
+        found += [{**s, "origin": "runs"} for s in find_summaries(runs, slug, on_error)]
+    return found
+
+
+def latest(found: list[dict]) -> dict | None:
+    """The summary to show first: the largest scale, then the most recently finished."""
+    if not found:
+        return None
+    rank = {scale: i for i, scale in enumerate(SCALE_NAMES)}
+    return max(
+        found,
+        key=lambda s: (rank.get(s["scale"], -1), s.get("provenance", {}).get("finished", "")),
+    )
+
+
+# ---------------------------------------------------------------- one writer per run folder
+
+
+@contextlib.contextmanager
+def locked(folder: Path, on_wait: Callable[[Path], None] | None = None) -> Iterator[None]:
+    """Hold ``folder/.lock`` while writing it: a second run on the same folder waits here, then
+    finds the cells the first one finished instead of computing them again."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, _file_mode())
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as err:
+            if err.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+            if on_wait is not None:
+                on_wait(folder)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
 from icml25.lrnn_dynamics.network import init_aligned, init_random, lag_maps, ntk, train
 from icml25.lrnn_dynamics.reduced import (
@@ -32,67 +31,6 @@ from icml25.lrnn_dynamics.reduced import (
     random_orthogonal,
     reduced_flow,
     reduced_gd,
-)
-
-CLAIMS = (
-    Claim(
-        "a",
-        "The full network's mode projections u_a^T W_y W_h^{T-i} W_x v_a follow the reduced "
-        "scalar gradient-flow dynamics a b^{T-i} c: relative L2 error over training (all steps, "
-        "modes and time steps), the largest over tasks and seeds.",
-        "reduced_max_rel_error",
-        "<",
-        0.05,
-    ),
-    Claim(
-        "b1",
-        "Ordering by size: of two modes at the same time step, the one with the larger singular "
-        "value reaches half its final value first: fraction of tested (pair, seed) where it does.",
-        "order_size_fraction",
-        ">=",
-        1.0,
-    ),
-    Claim(
-        "b2",
-        "Ordering by time: of two modes of equal size, the one occurring later in the sequence "
-        "reaches half its final value first: fraction of tested (pair, seed) where it does.",
-        "order_time_fraction",
-        ">=",
-        1.0,
-    ),
-    Claim(
-        "c1",
-        "Exponential task dynamics extrapolate: relative error of the trained network on "
-        "sequences twice as long (all 2T lags), the largest over seeds.",
-        "extrap_error_exponential",
-        "<",
-        0.1,
-    ),
-    Claim(
-        "c2",
-        "A non-exponential profile of the same size does not: the smallest ramp-task "
-        "extrapolation error divided by the largest exponential-task error.",
-        "extrap_error_ratio",
-        ">",
-        3.0,
-    ),
-    Claim(
-        "c3",
-        "... and the exponential task is learned stably: largest spectral radius of the learned "
-        "W_h over seeds (stable means < 1).",
-        "spectral_radius_exponential",
-        "<",
-        1.0,
-    ),
-    Claim(
-        "d",
-        "Recurrence makes the kernel move: relative change of the empirical NTK during training, "
-        "recurrent over matched feedforward, the smallest over init scales and seeds (the issue "
-        "gives no number; 'larger' is a ratio > 1).",
-        "ntk_change_ratio_min",
-        ">",
-        1.0,
-    ),
 )
 
 

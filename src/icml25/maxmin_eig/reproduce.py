@@ -21,66 +21,12 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy.stats import spearmanr
 
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
 from icml25.maxmin_eig.instances import connectivity_augmentation, e_optimal_design
 from icml25.maxmin_eig.problem import max_trace, value
 from icml25.maxmin_eig.solvers import exact, greedy, randomized_rounding, relax, rounding_draws
 
 REGIME = 1.5  # gap / (R ln k) at and above which the guarantee is tested
-
-CLAIMS = (
-    Claim(
-        "a1",
-        "Rank one: the mean increase ratio of a rounding draw, (value - lambda_min(M)) / "
-        "(bound - lambda_min(M)), rises with the margin gap / (R ln k): Spearman correlation "
-        "across sweep points.",
-        "spearman_rank1",
-        ">=",
-        0.8,
-    ),
-    Claim(
-        "a2",
-        "Rank one: at every sweep point with gap / (R ln k) >= 1.5 the mean increase "
-        "ratio of a rounding draw is at least 1/2: the smallest such mean.",
-        "min_regime_ratio_rank1",
-        ">=",
-        0.5,
-    ),
-    Claim(
-        "b",
-        "Against the optimum on 50 small instances (m <= 16, exact enumeration) in the "
-        "regime: the fraction where rounding reaches half the optimal increase.",
-        "small_half_opt_rate",
-        ">=",
-        0.9,
-    ),
-    Claim(
-        "c1",
-        "Ranks 2 and 3: the Spearman correlation of (a1), the smaller of the two.",
-        "spearman_rank23_min",
-        ">=",
-        0.8,
-    ),
-    Claim(
-        "c2",
-        "Ranks 2 and 3: the smallest mean increase ratio at sweep points with "
-        "gap / (R ln k) >= 1.5, as in (a2).",
-        "min_regime_ratio_rank23",
-        ">=",
-        0.5,
-    ),
-    Claim(
-        "d",
-        "Intrinsic dimension: with k, R and the margin fixed, the probability that a draw "
-        "gets less than half the bound's increase does not grow from n = 30 to n = 120: "
-        "max(p_120, 0.05) / max(p_30, 0.05) (so 'both <= 0.05' gives 1), while the "
-        "classical matrix Chernoff bound's dimension factor grows 4x.",
-        "failure_growth",
-        "<=",
-        1.5,
-    ),
-)
 
 
 @dataclass(frozen=True)

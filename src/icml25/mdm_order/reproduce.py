@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
+from icml25.mdm_order.claims import LOSS_FLOOR
 from icml25.mdm_order.generate import make_puzzles
 from icml25.mdm_order.model import MDMConfig, state_dict_numpy, train_mdm
 from icml25.mdm_order.sampling import STRATEGIES, accuracy, decode, legal_candidates
@@ -33,50 +33,6 @@ from icml25.mdm_order.sampling import STRATEGIES, accuracy, decode, legal_candid
 # Table 2 (6M MDM, Sudoku) and Table 5 (hard Sudoku), % of puzzles solved
 PAPER = {"vanilla": 6.88, "top_prob": 18.51, "top_margin": 89.49}
 PAPER_HARD = {"vanilla": 3.62, "top_prob": 9.44, "top_margin": 49.88}
-LOSS_FLOOR = 1e-3  # nats: a planner whose chosen cells cost 0 still gives a finite ratio
-
-CLAIMS = (
-    Claim(
-        "a",
-        "Adaptive planning works: top_margin decoding (steps reverse steps) solves this fraction "
-        "of held-out singles-solvable puzzles (paper: 89.49%).",
-        "acc_top_margin",
-        ">=",
-        0.60,
-    ),
-    Claim(
-        "b",
-        "Random order fails: vanilla MDM decoding solves this fraction (paper: 6.88%).",
-        "acc_vanilla",
-        "<=",
-        0.20,
-    ),
-    Claim(
-        "c",
-        "Adaptive is several times vanilla: top_margin accuracy over vanilla accuracy (vanilla "
-        "floored at one puzzle of the test set, so that 0 gives a finite ratio).",
-        "adaptive_over_vanilla",
-        ">=",
-        3.0,
-    ),
-    Claim(
-        "d",
-        "Margin is at least as good as top probability: top_margin minus top_prob accuracy "
-        "(paper: +71 points).",
-        "margin_minus_prob",
-        ">=",
-        -0.05,
-    ),
-    Claim(
-        "e",
-        "Training is hard, inference is easy: the model's per-cell loss on the cells random "
-        "order decodes, over its loss on the cells top_margin decodes (teacher-forced, both "
-        f"floored at {LOSS_FLOOR} nats).",
-        "loss_ratio_vanilla_over_margin",
-        ">=",
-        1.5,
-    ),
-)
 
 
 @dataclass(frozen=True)

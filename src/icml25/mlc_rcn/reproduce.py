@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
 from icml25.mlc_rcn.binary import rcn_perceptron
 from icml25.mlc_rcn.correction import CORRECTIONS, fit_loss_correction
@@ -43,25 +42,6 @@ from icml25.mlc_rcn.noise import (
 # small matrix products: on 2 shared cores two OpenBLAS threads made cells up to 7x slower
 CELL_THREADS = 1
 
-CLAIMS = (
-    Claim(
-        "a",
-        "Two labels: the noise-corrected SQ perceptron's 0-1 error approaches the optimum: "
-        "err(h) - opt at n = 20000, the largest over noise matrices, marginals and seeds.",
-        "binary_excess_max_n20000",
-        "<=",
-        0.02,
-    ),
-    Claim(
-        "b",
-        "The Bayes classifier of the noisy labels equals the clean linear classifier when "
-        "H_ii > H_ij (sigma > 0): fraction of points where the Monte Carlo noisy-label Bayes "
-        "classifier equals f(x), the smallest over random instances with sigma > 0.",
-        "bayes_agreement_min_positive_sigma",
-        ">=",
-        1.0,
-    ),
-)
 
 BINARY_NOISE = {
     "symmetric": ((0.8, 0.2), (0.2, 0.8)),

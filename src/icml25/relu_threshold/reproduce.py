@@ -16,7 +16,6 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
 from icml25.relu_threshold.network import (
     BETA_STAR,
@@ -30,57 +29,6 @@ from icml25.relu_threshold.network import (
 SCALES_OF_INIT = {"small": 1e-3, "lazy": 1.0, "tiny": 1e-6}
 LARGE_N, SMALL_N = 256, 24
 ALIGNED_LOSS = 0.9  # the alignment phase ends when the loss first falls below 90% of its start
-
-CLAIMS = (
-    Claim(
-        "a1",
-        "Above the threshold (n >= 256), every seed: train loss / OLS train loss >= 0.9 "
-        "(the network does not interpolate): the smallest ratio.",
-        "min_train_ratio_large_n",
-        ">=",
-        0.9,
-    ),
-    Claim(
-        "a2",
-        "Above the threshold, every seed: train loss / OLS train loss <= 1.05: the largest ratio.",
-        "max_train_ratio_large_n",
-        "<=",
-        1.05,
-    ),
-    Claim(
-        "a3",
-        "Above the threshold, every seed: test loss / OLS test loss < 2 (it generalises "
-        "like the simple model): the largest ratio.",
-        "max_test_ratio_large_n",
-        "<",
-        2.0,
-    ),
-    Claim(
-        "b",
-        "Below it (n <= 24): in at least half the seeds the network interpolates (train / "
-        "OLS train < 0.8) and generalises worse (test >= 3x OLS test): the smallest, over "
-        "n <= 24, fraction of seeds doing both.",
-        "min_overfit_fraction_small_n",
-        ">=",
-        0.5,
-    ),
-    Claim(
-        "c",
-        "Lazy control (lambda = 1) does not match OLS at large n: the fraction of its "
-        "runs at n >= 256 meeting (a)'s criteria (threshold ours: the issue gives none).",
-        "lazy_match_fraction",
-        "<=",
-        0.2,
-    ),
-    Claim(
-        "d",
-        "Early alignment: at the end of the alignment phase the top-2 neuron directions "
-        "hold >= 80% of the output weight mass: the median over small-init runs.",
-        "median_top2_mass_after_alignment",
-        ">=",
-        0.8,
-    ),
-)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ from functools import lru_cache
 import numpy as np
 from matplotlib.figure import Figure
 
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
 from icml25.rf_ensembles.data import sinusoid_1d, smooth_target
 from icml25.rf_ensembles.ensembles import ensemble_and_single, rf_ensemble
@@ -38,54 +37,6 @@ from icml25.rf_ensembles.theory import (
 # one BLAS thread per cell, whatever the worker count: with two OpenBLAS threads (one worker on
 # 2 cores) the solves round differently in the 15th digit, and a rerun must give equal numbers
 CELL_THREADS = 1
-
-CLAIMS = (
-    Claim(
-        "a1",
-        "Gaussian mode: the ensemble mean equals the kernel predictor h_inf(x) = k(x)^T K^-1 y "
-        "within 3 standard errors: max |z| over widths {20, 50, 200} and the test inputs, "
-        "z = (mean of members - h_inf) / (sd of members / sqrt(members)).",
-        "a_max_abs_z_mean",
-        "<=",
-        3.0,
-    ),
-    Claim(
-        "a2",
-        "Gaussian mode: the members' variance matches r_perp^2(x) y^T K^-1 y / (D - N - 1) "
-        "within 3 standard errors: max |z| over the same widths and inputs, the standard error "
-        "of the sample variance being sqrt((m4 - s^4) / members).",
-        "a_max_abs_z_variance",
-        "<=",
-        3.0,
-    ),
-    Claim(
-        "b",
-        "Equal budget, Gaussian mode: the test-MSE gap, ensemble of M models of width D minus "
-        "one model of width M D, matches the closed form mean_x r_perp^2 y^T K^-1 y "
-        "[1/(M(D-N-1)) - 1/(MD-N-1)]: max |z| over M (the issue fixes no number; we use the "
-        "3 standard errors of claim a).",
-        "b_max_abs_z_gap",
-        "<=",
-        3.0,
-    ),
-    Claim(
-        "c",
-        "ReLU mode: the mean |ensemble - h_inf| over test inputs shrinks as the width grows: "
-        "the longest run of consecutive widths of the declared grid (all > N) along which it "
-        "strictly decreases.",
-        "c_decreasing_run",
-        ">=",
-        4.0,
-    ),
-    Claim(
-        "d",
-        "ReLU mode: the members' predictive variance over a grid of inputs correlates with "
-        "r_perp^2(x): Pearson correlation, mean over the training sets.",
-        "d_mean_correlation",
-        ">=",
-        0.95,
-    ),
-)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ from matplotlib.figure import Figure
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from sklearn.model_selection import train_test_split
 
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
 from icml25.selective_iv.classifiers import ERMClassifier, UCLClassifier
 from icml25.selective_iv.simulation import simulate
@@ -35,40 +34,6 @@ METHODS = ("selected", "ipw", "full", "point", "partial")
 # tiny torch models and scikit-learn trees: the trees' OpenMP pool oversubscribes a shared
 # machine badly
 CELL_THREADS = 1
-
-CLAIMS = (
-    Claim(
-        "a_point",
-        "nucem setting: mean test accuracy of point-identification UCL minus that of "
-        "selected-sample ERM (means over confounding strengths and seeds).",
-        "nucem_point_minus_selected",
-        ">=",
-        0.02,
-    ),
-    Claim(
-        "a_partial",
-        "nucem setting: mean test accuracy of partial-identification UCL minus that of "
-        "selected-sample ERM.",
-        "nucem_partial_minus_selected",
-        ">=",
-        0.02,
-    ),
-    Claim(
-        "b",
-        "uc setting (point identification fails): mean accuracy of partial UCL minus point UCL.",
-        "uc_partial_minus_point",
-        ">=",
-        0.0,
-    ),
-    Claim(
-        "c",
-        "Neither UCL variant beats the full-label oracle by more than noise: the largest, over "
-        "both settings and both variants, of mean accuracy minus the oracle's.",
-        "ucl_minus_oracle_max",
-        "<=",
-        0.01,
-    ),
-)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
 from icml25.social_choice.axiom import deviation_ratios
 from icml25.social_choice.opinions import template_opinions, template_utility
@@ -41,36 +40,6 @@ from icml25.social_choice.text_oracles import (
     kmeans_medoid_slate,
     minilm_encoder,
     tfidf_encoder,
-)
-
-CLAIMS = (
-    Claim(
-        "a",
-        "With beta-accurate Disc and (gamma, delta, mu)-accurate Gen, no group deviates beyond "
-        "the theorem's guarantee (slack c > 2 beta + delta with ratio d >= 1 / (gamma mu); the "
-        "constants as in the official synthetic code): number of (setting, instance) pairs, over "
-        "the four error settings, whose slate has such a group.",
-        "guarantee_violations",
-        "<=",
-        0.0,
-    ),
-    Claim(
-        "b",
-        "With exact queries the slate satisfies cBJR: number of instances with a group of "
-        "d >= 1 at slack c = 0.",
-        "exact_cbjr_violations",
-        "<=",
-        0.0,
-    ),
-    Claim(
-        "c",
-        "On opinion texts, the slate's mean utility (ground-truth utility of the template "
-        "model, not the oracle's) beats the k-means medoid baseline at the same word budget: "
-        "mean over instances of (ours - baseline).",
-        "text_mean_gain",
-        ">",
-        0.0,
-    ),
 )
 
 SETTINGS = ((0, 1.0, 1.0, 0), (1, 0.85, 0.85, 1), (2, 0.7, 0.7, 2), (3, 0.55, 0.55, 3))

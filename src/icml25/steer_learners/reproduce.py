@@ -23,7 +23,6 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
 from icml25.steer_learners.game import equilibrium, random_game, ride_share_game, sensitivity
 from icml25.steer_learners.leader import LeaderCost, geometric_schedule, steer
@@ -34,68 +33,6 @@ from icml25.steer_learners.tracking import (
 )
 
 GAMES = ("synthetic", "rideshare")
-
-
-def _steer_claims(prefix: str, game: str, what: str) -> tuple[Claim, ...]:
-    return (
-        Claim(
-            f"{prefix}1",
-            f"{what}: the epoch-based algorithm's tracking error |z - z*(theta)|^2 at each epoch "
-            "end is at most 0.7x the previous epoch's (largest ratio over all epochs, >= 5).",
-            f"{game}_tracking_max_ratio",
-            "<=",
-            0.7,
-        ),
-        Claim(
-            f"{prefix}2",
-            f"{what}: the decision-maker's suboptimality Phi(theta) - Phi* at each epoch end is "
-            "at most 0.7x the previous epoch's (largest ratio over all epochs, >= 5).",
-            f"{game}_suboptimality_max_ratio",
-            "<=",
-            0.7,
-        ),
-        Claim(
-            f"{prefix}3",
-            f"{what}: constant steps stall at a floor: their error at the last epoch end over "
-            "their error at the end of epoch 1 (epochs counted from 0; the smaller ratio of "
-            "tracking and suboptimality) stays "
-            ">= 0.7 (our threshold: the negation of geometric decrease).",
-            f"{game}_constant_stall_ratio",
-            ">=",
-            0.7,
-        ),
-        Claim(
-            f"{prefix}4",
-            f"{what}: the epoch-based algorithm ends an order of magnitude below the constant-step "
-            "floor: constant-step over epoch-based final tracking error (our threshold).",
-            f"{game}_constant_over_epoch_tracking",
-            ">",
-            10.0,
-        ),
-    )
-
-
-CLAIMS = (
-    Claim(
-        "a1",
-        "Fixed leader path, noise-dominated regime (noise term >= 20x drift term of the bound): "
-        "log-log slope of the steady-state tracking error against eta is +1: largest |slope - 1| "
-        "over path speeds.",
-        "noise_slope_deviation",
-        "<=",
-        0.3,
-    ),
-    Claim(
-        "a2",
-        "Fixed leader path, drift-dominated regime (drift term >= 20x noise term): log-log slope "
-        "against eta is -2: largest |slope + 2| over path speeds.",
-        "drift_slope_deviation",
-        "<=",
-        0.3,
-    ),
-    *_steer_claims("b", "synthetic", "Synthetic game"),
-    *_steer_claims("c", "rideshare", "Ride-share game (semi-synthetic, App. D.3)"),
-)
 
 
 @dataclass(frozen=True)

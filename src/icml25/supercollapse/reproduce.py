@@ -23,7 +23,6 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
 from icml25.supercollapse.collapse import (
     collapse_deviation,
@@ -41,51 +40,6 @@ from icml25.supercollapse.mlp import parameter_count, train_members
 # small batched matmuls: one thread is fastest on a shared CPU
 CELL_THREADS = 1
 
-CLAIMS = (
-    Claim(
-        "a",
-        "Supercollapse: under linear decay to zero, the collapse deviation Delta(x) of the "
-        "normalized curves over sizes and seeds is below the seed noise floor averaged over "
-        "sizes, mean_p sigma(x, p), for every recorded x in [0.8, 0.95]: the largest ratio "
-        "Delta / mean sigma there.",
-        "decay_max_ratio_08_095",
-        "<",
-        1.0,
-    ),
-    Claim(
-        "b",
-        "Decay tightens the collapse: Delta / mean sigma at x = 0.9 under a constant learning "
-        "rate divided by the same ratio under linear decay.",
-        "const_over_decay_ratio_09",
-        ">",
-        1.0,
-    ),
-    Claim(
-        "c1",
-        "Breaking compute-optimal scaling (horizon exponent 1.2x the fitted one) at least "
-        "doubles Delta at x = 0.5: Delta_broken(0.5) / Delta_decay(0.5).",
-        "broken_horizon_delta_ratio_05",
-        ">=",
-        2.0,
-    ),
-    Claim(
-        "c2",
-        "Dropping muP (learning rates of the smallest width at every width) at least doubles "
-        "Delta at x = 0.5: Delta_no_mup(0.5) / Delta_decay(0.5).",
-        "no_mup_delta_ratio_05",
-        ">=",
-        2.0,
-    ),
-    Claim(
-        "d",
-        "For L = L0 + t^-mu + p^-nu trained compute-optimally the normalized curve equals "
-        "(r x^-mu + 1)/(r + 1), r = nu/mu, for every size: largest absolute difference over "
-        "sizes, x and (mu, nu).",
-        "power_law_max_error",
-        "<=",
-        1e-9,
-    ),
-)
 
 VARIANTS = ("decay", "constant", "no_mup")
 

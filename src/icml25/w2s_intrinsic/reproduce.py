@@ -21,56 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from icml25.lab.claims import Claim
 from icml25.lab.reproduction import Summary
+from icml25.w2s_intrinsic.claims import QUANTITIES
 from icml25.w2s_intrinsic.simulate import simulate_w2s
 from icml25.w2s_intrinsic.theory import w2s_risks
 
 SE_TOLERANCE = 3.0  # issue: within 3 standard errors ...
 REL_TOLERANCE = 0.05  # ... or 5% (relative) of the closed form
-QUANTITIES = ("weak", "w2s", "ceiling", "pgr", "opr")
-LABELS = {"weak": "ER_w", "w2s": "ER_w2s", "ceiling": "ER_c", "pgr": "PGR", "opr": "OPR"}
-
-CLAIMS = (
-    *(
-        Claim(
-            f"a{i}",
-            f"Simulated {LABELS[q]} within 3 standard errors or 5% (relative) of the closed "
-            "form at every grid point (d_sw in {0, 5, 10, 20}, n in {100, 200, 400}, N from "
-            "100 to 4000): the fraction of grid points that agree.",
-            f"agree_fraction_{q}",
-            ">=",
-            1.0,
-        )
-        for i, q in enumerate(QUANTITIES, start=1)
-    ),
-    Claim(
-        "b1",
-        "ER_w2s decreases in N: the fraction of consecutive N pairs, over every (d_sw, n) curve "
-        "of the grid, where the simulated ER_w2s decreases.",
-        "decrease_fraction_w2s_in_N",
-        ">=",
-        1.0,
-    ),
-    Claim(
-        "b2",
-        "... towards its limit sigma^2 d_sw / (n - d_w - 1): the simulated gap "
-        "ER_w2s(N) - ER_w2s(inf) left at N = 4000 as a fraction of the gap at N = 100, the "
-        "largest over the curves (closed form: 0.020; our threshold: 90% of the gap closed).",
-        "max_remaining_gap_fraction",
-        "<=",
-        0.1,
-    ),
-    Claim(
-        "c",
-        "Virtue of discrepancy: at fixed d_s and d_w, ER_w2s increases with d_sw: the fraction "
-        "of (n, N) grid points where the simulated ER_w2s is strictly increasing over "
-        "d_sw = 0, 5, 10, 20.",
-        "increase_fraction_w2s_in_dsw",
-        ">=",
-        1.0,
-    ),
-)
 
 
 @dataclass(frozen=True)
