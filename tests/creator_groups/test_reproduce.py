@@ -23,6 +23,13 @@ def test_claims_keep_the_issue_thresholds():
     assert by_id["d3"] == (">", 1.0)
 
 
+def test_which_rows_are_checks():
+    # total exposure is constant: a grand group paid by exposure never moves (b1), and every
+    # profile of our exposure trap is a PNE, so its PoA is 1 / epsilon at K = 1 (d3)
+    assert [c.id for c in CLAIMS if c.kind == "check"] == ["b1", "d3"]
+    assert [c.id for c in CLAIMS if c.kind == "claim"] == ["a", "b2", "c", "d1", "d2"]
+
+
 def test_largest_sure_drop():
     assert cg._largest_sure_drop([[1.0, 1.2], [0.5, 0.9], None]) == pytest.approx(0.1)
     assert cg._largest_sure_drop([[1.0, 1.2], [1.1, 1.3]]) < 0
@@ -34,7 +41,7 @@ def test_smoke_run_measures_every_claim(tmp_path):
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert "not measured" not in verdicts.values()
-    # the exact statements hold at any scale
-    for claim in ("b1", "d1", "d2", "d3"):
-        assert verdicts[claim] == "reproduced", claim
+    # the exact statements hold at any scale: the checks b1, d3 (algebra) and the bounds d1, d2
+    assert {k: verdicts[k] for k in ("b1", "d3")} == {"b1": "holds", "d3": "holds"}
+    assert {k: verdicts[k] for k in ("d1", "d2")} == {"d1": "reproduced", "d2": "reproduced"}
     assert summary["measurements"]["exposure_grand_max_change"] == 0.0

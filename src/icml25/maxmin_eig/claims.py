@@ -16,6 +16,8 @@ CLAIMS = (
         "spearman_rank1",
         ">=",
         0.8,
+        paper_value="constant-factor approximation once OPT - lambda_min(M) = Omega(R ln k)",
+        source="Abstract",
     ),
     Claim(
         "a2",
@@ -24,6 +26,8 @@ CLAIMS = (
         "min_regime_ratio_rank1",
         ">=",
         0.5,
+        paper_value="constant-factor approximation once OPT - lambda_min(M) = Omega(R ln k)",
+        source="Abstract",
     ),
     Claim(
         "b",
@@ -32,6 +36,8 @@ CLAIMS = (
         "small_half_opt_rate",
         ">=",
         0.9,
+        paper_value="constant-factor approximation once OPT - lambda_min(M) = Omega(R ln k)",
+        source="Abstract",
     ),
     Claim(
         "c1",
@@ -39,6 +45,8 @@ CLAIMS = (
         "spearman_rank23_min",
         ">=",
         0.8,
+        paper_value="augmentation matrices of any rank, not only rank one",
+        source="Abstract",
     ),
     Claim(
         "c2",
@@ -47,6 +55,8 @@ CLAIMS = (
         "min_regime_ratio_rank23",
         ">=",
         0.5,
+        paper_value="augmentation matrices of any rank, not only rank one",
+        source="Abstract",
     ),
     Claim(
         "d",
@@ -57,5 +67,7 @@ CLAIMS = (
         "failure_growth",
         "<=",
         1.5,
+        paper_value="lower-tail matrix Chernoff with an intrinsic dimension, not n",
+        source="Abstract",
     ),
 )
