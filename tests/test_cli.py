@@ -1,4 +1,9 @@
 import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -23,14 +28,18 @@ def test_list_shows_every_card_with_its_status(runs, capsys):
     for card in catalog.cards():
         row = next(line for line in lines if line.startswith(card.slug + " "))
         assert card.status in row
-    assert "reproduced (smoke)" in next(line for line in lines if line.startswith(SLUG))
+    row = next(line for line in lines if line.startswith(SLUG + " "))
+    assert "smoke seed 0 runs" in row and "4/4 claims" in row
     assert "38 papers" in out
+    assert max(len(line) for line in lines) <= 100
 
 
 def test_show_prints_the_card_claims_and_numbers(runs, capsys):
     assert main(["show", SLUG, "--runs", str(runs)]) == 0
     out = capsys.readouterr().out
-    assert "claim (a)" in out and "last run at scale smoke" in out
+    assert "claim (a)" in out and "runs: scale smoke, seed 0" in out
+    assert "(smoke: not evidence)" in out
+    assert catalog.card(SLUG).paper_title in out and catalog.card(SLUG).link in out
 
 
 def test_show_json_has_the_same_content(runs, capsys):
@@ -38,8 +47,10 @@ def test_show_json_has_the_same_content(runs, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["status"] == "implemented"
     assert [c["id"] for c in data["claims"]] == ["a", "b", "c", "d"]
-    assert set(data["runs"]) == {"smoke"}
-    assert data["runs"]["smoke"]["claims"][0]["verdict"] in {"reproduced", "not reproduced"}
+    smoke = [r for r in data["runs"] if r["origin"] == "runs"]
+    assert [(r["scale"], r["seed"]) for r in smoke] == [("smoke", 0)]
+    assert smoke[0]["claims"][0]["verdict"] in {"reproduced", "not reproduced"}
+    assert smoke[0]["provenance"]["versions"]["numpy"]
 
 
 def test_show_a_paper_without_reproduction(tmp_path, capsys):
@@ -47,7 +58,7 @@ def test_show_a_paper_without_reproduction(tmp_path, capsys):
     assert main(["show", slug, "--json", "--runs", str(tmp_path)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["status"] == catalog.card(slug).status
-    assert data["claims"] == [] and data["runs"] == {}
+    assert data["claims"] == [] and data["runs"] == []
 
 
 def test_run_prints_verdicts_and_reuses_cells(runs, capsys):
@@ -55,7 +66,8 @@ def test_run_prints_verdicts_and_reuses_cells(runs, capsys):
     out = capsys.readouterr().out
     n = len(ipd.cells(ipd.SCALES["smoke"]))
     assert f"{n}/{n} cells ({n} cached, 0 failed)" in out
-    assert "(a) min_pavlov_rate_small_epsilon" in out
+    assert "4 of 4 claims reproduced" in out
+    assert len(out.strip().splitlines()) == 1  # not a terminal: one line per paper
 
 
 def test_report_writes_the_site(runs, tmp_path, capsys):
@@ -68,6 +80,7 @@ def test_report_writes_the_site(runs, tmp_path, capsys):
     "argv, word",
     [
         (["run", "nope"], "nope"),
+        (["run", "hirf"], "did you mean hiref"),
         (["run", "rad_ai"], "no reproduction"),
         (["run"], "SLUG"),
         (["run", SLUG, "--all"], "not both"),
@@ -90,3 +103,119 @@ def test_bad_input_is_one_line_and_exit_code_2(argv, word, capsys):
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("icml25: error:")
     assert word in lines[0]
+
+
+def test_a_failed_cell_exits_1_and_claims_are_incomplete(tmp_path, monkeypatch, capsys):
+    def broken(config, cell, seed):
+        raise RuntimeError("no memory left")
+
+    monkeypatch.setattr(ipd, "run_cell", broken)
+    argv = ["run", SLUG, "--scale", "smoke", "--jobs", "1", "--out", str(tmp_path)]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "incomplete" in out and "RuntimeError: no memory left" in out
+
+
+def test_strict_exits_1_when_a_claim_is_not_reproduced(runs, monkeypatch):
+    import dataclasses
+
+    from icml25.lab import reproduction
+
+    real = reproduction.load_claims
+
+    def impossible(slug):
+        first, *rest = real(slug)
+        return (dataclasses.replace(first, threshold=2.0), *rest)  # a rate is never >= 2
+
+    argv = ["run", SLUG, "--scale", "smoke", "--jobs", "1", "--out", str(runs)]
+    assert main(argv + ["--strict"]) == 0
+    monkeypatch.setattr(reproduction, "load_claims", impossible)
+    assert main(argv) == 0
+    assert main(argv + ["--strict"]) == 1
+
+
+def test_run_json_is_parseable(runs, capsys):
+    argv = ["run", SLUG, "--scale", "smoke", "--jobs", "1", "--out", str(runs), "--json"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    [paper] = json.loads(captured.out)
+    assert paper["slug"] == SLUG and paper["complete"] and paper["counts"]["claims"] == 4
+    assert SLUG in captured.err  # the per-paper line goes to stderr with --json
+
+
+def test_list_json(runs, capsys):
+    assert main(["list", "--runs", str(runs), "--json"]) == 0
+    rows = {row["slug"]: row for row in json.loads(capsys.readouterr().out)}
+    assert len(rows) == 38 and rows[SLUG]["evidence"]["scale"] == "smoke"
+
+
+def test_compare_against_the_committed_result(runs, tmp_path, monkeypatch, capsys):
+    from icml25.lab import store
+
+    committed = tmp_path / "results"
+    shutil.copytree(runs / SLUG / "smoke", committed / SLUG / "smoke")
+    monkeypatch.setattr(store, "results_dir", lambda: committed)
+    argv = ["run", SLUG, "--scale", "smoke", "--jobs", "1", "--out", str(runs), "--compare"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "agree  min_pavlov_rate_small_epsilon" in out and "DIFFER" not in out
+
+    path = committed / SLUG / "smoke" / "seed-0" / "summary.json"
+    summary = json.loads(path.read_text())
+    summary["measurements"]["min_pavlov_rate_small_epsilon"] = 0.5
+    path.write_text(json.dumps(summary))
+    assert main(argv) == 1
+    assert "DIFFER  min_pavlov_rate_small_epsilon: 0.5 vs 1.0" in capsys.readouterr().out
+    assert main(["run", "maxmin_eig", "--scale", "smoke", "--compare"]) == 2
+
+
+def test_a_corrupt_summary_is_named_and_the_rest_is_listed(runs, tmp_path, capsys):
+    broken = tmp_path / "runs"
+    shutil.copytree(runs, broken)
+    bad = broken / SLUG / "smoke" / "seed-0" / "summary.json"
+    bad.write_text('{"schema": 2, "slug": "ipd_pa')
+    assert main(["list", "--runs", str(broken)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and str(bad) in captured.err
+    assert "38 papers" in captured.out
+    assert main(["show", SLUG, "--runs", str(broken)]) == 0
+    assert str(bad) in capsys.readouterr().err
+
+
+def test_an_unwritable_out_is_one_line_and_exit_2(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    argv = ["run", SLUG, "--scale", "smoke", "--jobs", "1", "--out", str(blocker / "runs")]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and str(blocker) in lines[0] and lines[0].startswith("icml25: error:")
+
+
+def test_python_m_icml25_and_show_without_torch():
+    code = (
+        "import sys, runpy; sys.argv = ['icml25', 'show', 'hiref'];\n"
+        "try:\n    runpy.run_module('icml25', run_name='__main__')\n"
+        "except SystemExit as done:\n    assert done.code == 0, done.code\n"
+        "assert 'torch' not in sys.modules, 'show imported torch'\n"
+        "print('ok')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr
+    assert "claim (a)" in done.stdout and "check (b)" in done.stdout
+
+
+def test_ctrl_c_exits_130_and_keeps_finished_cells(tmp_path):
+    command = [sys.executable, "-m", "icml25", "run", SLUG, "--scale", "default", "--jobs", "1"]
+    process = subprocess.Popen(
+        [*command, "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    cells = tmp_path / SLUG / "default" / "seed-0" / "cells"
+    deadline = time.monotonic() + 60
+    while len(list(cells.glob("*.json"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert b"interrupted" in err and b"Traceback" not in err
+    assert len(list(cells.glob("*.json"))) >= 2

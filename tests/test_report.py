@@ -1,41 +1,396 @@
+"""The HTML report, built from a real smoke run, committed results and a few hand-made summaries:
+one with claims and checks of every verdict, one whose cells failed, and two that cannot be
+shown (not JSON; JSON of the wrong shape)."""
+
+import os
 import re
+import stat
+from html.parser import HTMLParser
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import urlsplit
 
 import pytest
 from markupsafe import escape
 
-from icml25.lab import catalog, runner
-from icml25.lab.report import build
+from icml25.lab import catalog, claims, report, runner, store
 
-SLUG = "ipd_pavlov"
+SLUG = "ipd_pavlov"  # a real smoke run in runs/, a committed default summary in results/
+MIXED = "hiref"  # committed: claims and checks of every verdict
+FAILED = "mdm_order"  # runs: 2 of 10 cells failed
+GARBAGE = "maxmin_eig"  # runs: summary.json is not JSON
+ODD = "relu_threshold"  # runs: JSON of schema 2 whose claims are not a list
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+SMOKE_MARK = "smoke: not evidence"
+
+
+def _claim(id, verdict, kind="claim", measured=0.5, **extra):
+    return {
+        "id": id,
+        "statement": f"statement of ({id})",
+        "metric": f"metric_{id}",
+        "comparison": ">=",
+        "threshold": 0.25,
+        "kind": kind,
+        "paper_value": "",
+        "source": "",
+        "measured": measured,
+        "verdict": verdict,
+        **extra,
+    }
+
+
+def _summary(slug, scale, verdicts, *, failed=0, dirty=False, finished="2025-07-01T10:00:00+00:00"):
+    total = 10
+    measurements = {c["metric"]: c["measured"] for c in verdicts}
+    measurements["not_claimed_extra"] = 3.25
+    return {
+        "schema": store.SCHEMA,
+        "slug": slug,
+        "title": catalog.card(slug).title,
+        "scale": scale,
+        "seed": 0,
+        "complete": not failed,
+        "config": {"n": 8},
+        "cells": {
+            "total": total,
+            "ok": total - failed,
+            "failed": failed,
+            "computed": 6,
+            "cached": 4,
+        },
+        "failures": [
+            {
+                "cell": {"index": i},
+                "reason": "MemoryError: cell ran out of memory",
+                "traceback": f"Traceback (most recent call last):\nMemoryError: marker-{i}",
+            }
+            for i in range(failed)
+        ],
+        "measurements": {} if failed else measurements,
+        "claims": verdicts,
+        "counts": claims.tally(verdicts),
+        "figures": [],
+        "warnings": {"RuntimeWarning: divide by zero": 3},
+        "summary_error": None,
+        "timing": {
+            "wall_seconds": 12.5,
+            "computed_cell_seconds": 20.25,
+            "cached_cell_seconds": 7.75,
+            "summarize_seconds": 0.5,
+        },
+        "provenance": {
+            "command": f"icml25 run {slug}",
+            "backend": "loky",
+            "address": None,
+            "jobs": 2,
+            "started": "2025-07-01T09:59:00+00:00",
+            "finished": finished,
+            "commit": COMMIT,
+            "dirty": dirty,
+            "cores": 2,
+            "platform": "Linux",
+            "versions": {"python": "3.11.7", "icml25": "0.1.0", "numpy": "9.9.9-numpy"},
+            "code_fingerprint": "abcdef123456",
+            "dependencies": {"numpy": "9.9.9-numpy"},
+        },
+    }
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
+    """The site, built under umask 022 with ``store.results_dir`` pointing at a temporary
+    results folder (kept for the module, so that other builds see the same evidence)."""
     runs = tmp_path_factory.mktemp("runs")
-    summary = runner.run([SLUG], scale="smoke", out=runs, jobs=1)[SLUG]
-    out = tmp_path_factory.mktemp("site")
-    return build(runs, out), summary
+    results = tmp_path_factory.mktemp("results")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store, "results_dir", lambda: results)
+        smoke = runner.run([SLUG], scale="smoke", out=runs, jobs=1)[SLUG]
+
+        committed = {**smoke, "scale": "default"}  # its figures listed, not shipped
+        committed["provenance"] = {
+            **smoke["provenance"],
+            "commit": COMMIT,
+            "dirty": False,
+            "finished": "2025-07-01T10:00:00+00:00",
+        }
+        store.write_summary(results, SLUG, "default", 0, committed)
+
+        mixed = [
+            _claim("a", claims.REPRODUCED, paper_value="0.93 in the paper", source="Table 2"),
+            _claim("b", claims.REPRODUCED),
+            _claim("c", claims.NOT_REPRODUCED, measured=0.125),
+            _claim("d", claims.NOT_MEASURED, measured=None),
+            _claim("e", claims.HOLDS, kind="check"),
+            _claim("f", claims.FAILS, kind="check", measured=0.0625),
+        ]
+        store.write_summary(results, MIXED, "default", 0, _summary(MIXED, "default", mixed))
+
+        incomplete = [
+            _claim(i, claims.INCOMPLETE, kind=k, measured=None)
+            for i, k in [("a", "claim"), ("b", "claim"), ("c", "check")]
+        ]
+        failed = _summary(FAILED, "default", incomplete, failed=2, dirty=True)
+        store.write_summary(runs, FAILED, "default", 0, failed)
+
+        garbage = store.summary_path(runs, GARBAGE, "default", 0)
+        garbage.parent.mkdir(parents=True)
+        garbage.write_text('{"schema": 2, "slug": ', encoding="utf-8")
+        odd = _summary(ODD, "default", [])
+        odd["claims"] = "not a list"
+        store.write_summary(runs, ODD, "default", 0, odd)
+
+        errors = []
+        mask = os.umask(0o022)
+        try:
+            index = report.build(runs, tmp_path_factory.mktemp("site"), errors.append)
+        finally:
+            os.umask(mask)
+        yield SimpleNamespace(
+            index=index,
+            out=index.parent,
+            runs=runs,
+            smoke=smoke,
+            committed=committed,
+            errors=errors,
+            unreadable={garbage, store.summary_path(runs, ODD, "default", 0)},
+        )
 
 
-def test_index_lists_every_paper_and_each_claim(site):
-    index, summary = site
-    html = index.read_text()
+def _page(site, slug):
+    return (site.out / f"{slug}.html").read_text(encoding="utf-8")
+
+
+def _row(site, slug):
+    """The index's row of one paper."""
+    html = site.index.read_text(encoding="utf-8")
+    found = re.search(rf'<tr id="{slug}">(.*?)</tr>', html, re.S)
+    assert found, slug
+    return found[1]
+
+
+def _sections(page):
+    """``{anchor: html}`` for each summary's section of a paper page."""
+    parts = re.split(r'<h2 id="([^"]+)">', page)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_index_lists_every_paper_with_its_status(site):
+    html = site.index.read_text(encoding="utf-8")
     for card in catalog.cards():
-        assert card.slug in html
-    for claim in summary["claims"]:
-        assert claim["metric"] in html
-    assert html.count(">reproduced<") + html.count(">not reproduced<") == len(summary["claims"])
+        row = _row(site, card.slug)
+        assert escape(card.title) in row and card.status in row
+        linked = f'href="{card.slug}.html"' in row
+        assert linked == (card.slug in {SLUG, MIXED, FAILED}), card.slug
+        if card.status == catalog.POSITION_PAPER:
+            assert "position paper: no system to build" in row
+        if card.status == catalog.PLANNED:
+            assert "planned: no reproduction yet" in row
+    assert html.count('<tr id="') == len(catalog.cards()) == 38
 
 
-def test_paper_page_shows_figures_that_exist_and_the_readme(site):
-    index, summary = site
-    page = (index.parent / f"{SLUG}.html").read_text()
-    images = re.findall(r'<img [^>]*src="([^"]+)"', page)
-    readme_images = [src for src in images if "/readme-figures/" in src]
-    assert len(images) - len(readme_images) == len(summary["figures"]) >= 2
-    assert readme_images  # the README's own figures, copied beside the page
-    for src in images:
-        assert (index.parent / src).is_file(), src
-    assert "<table>" in page and escape(catalog.card(SLUG).title) in page
-    assert 'class="readme"' in page
-    assert "http://" not in page.replace("https://github.com", "")  # opens offline
+def test_index_counts_claims_and_checks_apart(site):
+    row = _row(site, MIXED)
+    for text in [
+        "2 of 4 claims reproduced",
+        "1 not reproduced",
+        "1 not measured",
+        "1 of 2 checks hold",
+        "1 fails",
+    ]:
+        assert f">{text}<" in row, text
+    smoke = _row(site, SLUG)
+    n = site.smoke["counts"]["claims"]
+    assert f">{n} of {n} claims reproduced<" in smoke  # the smoke run: all reproduce, no check
+    assert not re.search(r"checks? holds?", smoke)
+
+
+def test_index_and_page_show_failed_cells_and_incomplete_claims(site):
+    row = _row(site, FAILED)
+    assert ">2 claims incomplete<" in row and ">1 check incomplete<" in row
+    assert ">2 of 10 cells failed<" in row and "reproduced" not in row
+    page = _page(site, FAILED)
+    for i in range(2):  # each failure: its reason, its traceback folded away
+        assert re.search(rf"<details><summary>.*?</summary><pre>[^<]*marker-{i}</pre>", page)
+    assert "MemoryError: cell ran out of memory" in page
+    assert page.count('<td class="incomplete">incomplete</td>') == 3
+
+
+def test_smoke_results_are_marked_and_default_ones_are_not(site):
+    assert _row(site, SLUG).count(SMOKE_MARK) == 1  # the smoke run only, not the committed one
+    for slug in (MIXED, FAILED):
+        assert SMOKE_MARK not in _row(site, slug)
+        assert SMOKE_MARK not in _page(site, slug)
+    sections = _sections(_page(site, SLUG))
+    assert SMOKE_MARK in sections["runs-smoke-seed-0"]
+    assert SMOKE_MARK not in sections["committed-default-seed-0"]
+
+
+def test_origin_commit_and_date_are_shown(site):
+    row = _row(site, SLUG)
+    committed = "committed results · 0123456 · 2025-07-01"
+    assert committed in row and "this machine's run" in row
+    assert row.index(committed) < row.index("this machine")  # the default scale is shown first
+    assert committed in _row(site, MIXED)
+    assert "committed results" not in _row(site, FAILED)
+    # the paper page: committed default results first, then this machine's runs
+    order = ["committed-default-seed-0", "runs-smoke-seed-0", "readme"]
+    assert list(_sections(_page(site, SLUG))) == order
+
+
+def test_unreadable_summaries_are_reported_and_the_rest_is_built(site):
+    assert {e.path for e in site.errors} == site.unreadable
+    reasons = {e.path.parent.parent.parent.name: e.reason for e in site.errors}
+    assert "JSONDecodeError" in reasons[GARBAGE]
+    assert "claims" in reasons[ODD] and "not a list" in reasons[ODD]
+    for slug in (GARBAGE, ODD):
+        assert not (site.out / f"{slug}.html").exists()
+        assert f'href="{slug}.html"' not in _row(site, slug)
+        assert "unreadable summary" in _row(site, slug)  # the index says so, beside the paper
+    for slug in (SLUG, MIXED, FAILED):
+        assert (site.out / f"{slug}.html").is_file()
+
+
+def test_paper_page_shows_the_card_claims_measurements_and_provenance(site):
+    card = catalog.card(MIXED)
+    page = _page(site, MIXED)
+    assert card.paper_title and escape(card.paper_title) in page
+    assert escape(card.authors) in page and escape(card.venue) in page
+    assert f'href="{card.link}"' in page and f'href="{card.code_url}"' in page
+    columns = ["claim", "kind", "paper", "threshold", "ours", "verdict"]
+    assert "".join(f"<th>{c}</th>" for c in columns) in page
+    assert "0.93 in the paper" in page and "Table 2" in page  # the paper's value, its source
+    assert "≥ 0.25" in page and ">0.125<" in page  # threshold, ours
+    for verdict, css in [
+        ("reproduced", "reproduced"),
+        ("not reproduced", "not-reproduced"),
+        ("not measured", "not-measured"),
+        ("holds", "holds"),
+        ("fails", "fails"),
+    ]:
+        assert f'<td class="{css}">{verdict}</td>' in page
+    assert "not_claimed_extra" in page and ">3.25<" in page  # every measurement, claimed or not
+    for text in [
+        "0123456",  # commit
+        "clean tree",
+        f"icml25 run {MIXED}",  # command
+        "loky, jobs 2",
+        "2 cores",
+        "numpy 9.9.9-numpy",
+        "2025-07-01 09:59:00 UTC",
+        "20.2 s computed (6)",
+        "7.8 s reused from cache (4)",
+        "12.5 s wall",
+        "RuntimeWarning: divide by zero",
+    ]:
+        assert text in page, text
+    assert "with uncommitted changes" in _page(site, FAILED)
+
+
+def test_every_measurement_of_a_real_run_is_listed(site):
+    sections = _sections(_page(site, SLUG))
+    for name in site.smoke["measurements"]:
+        assert f"<code>{escape(name)}</code>" in sections["runs-smoke-seed-0"]
+    n = len(site.smoke["measurements"])
+    folded = f"<details><summary>all {n} measurements" in sections["runs-smoke-seed-0"]
+    assert folded == (n > report.LONG_TABLE)  # a long table is folded away
+
+
+def test_figures_exist_with_captions_and_readme_figures_are_apart(site):
+    page = _page(site, SLUG)
+    for slug in (SLUG, MIXED, FAILED):
+        for src in re.findall(r'<img [^>]*src="([^"]+)"', _page(site, slug)):
+            assert (site.out / src).is_file(), src
+    body, readme = page.split("README (committed figures)")
+    sections = _sections(body)
+    run_images = re.findall(r'<img [^>]*src="([^"]+)"', sections["runs-smoke-seed-0"])
+    assert len(run_images) == len(site.smoke["figures"]) >= 2
+    assert "Figures of this run" in sections["runs-smoke-seed-0"]
+    for figure in site.smoke["figures"]:
+        assert escape(figure["caption"]) in sections["runs-smoke-seed-0"]
+    committed = sections["committed-default-seed-0"]
+    assert "<img" not in committed and "Figures of this run" not in committed  # numbers only
+    assert "Committed results carry numbers only" in committed
+    readme_images = re.findall(r'<img [^>]*src="([^"]+)"', readme)
+    beside_readme = sorted(
+        p.name for p in (Path(report.__file__).parents[1] / SLUG / "figures").glob("*.png")
+    )
+    assert sorted(Path(src).name for src in readme_images) == beside_readme
+    assert all(f"{SLUG}/readme-figures/" in src for src in readme_images)
+    assert not any("readme-figures" in src for src in run_images)
+
+
+class _Loads(HTMLParser):
+    """Every URL a page loads (``src``, ``href`` of ``<link>``, ...) and every link it has."""
+
+    def __init__(self):
+        super().__init__()
+        self.loads, self.links = [], []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if not value:
+                continue
+            if tag == "a" and name == "href":
+                self.links.append(value)
+            elif name in {"src", "href", "srcset", "data", "poster", "action", "background"}:
+                self.loads.append((tag, value))
+
+
+def test_pages_load_nothing_from_the_network(site):
+    pages = sorted(site.out.glob("*.html"))
+    assert len(pages) == 4  # the index and three papers
+    for path in pages:
+        html = path.read_text(encoding="utf-8")
+        parser = _Loads()
+        parser.feed(html)
+        for tag, url in parser.loads:
+            assert not urlsplit(url).scheme and not url.startswith("//"), (path.name, tag, url)
+            assert (site.out / url).is_file(), (path.name, url)
+        assert not re.search(r"url\(\s*['\"]?(https?:)?//", html) and "@import" not in html
+        for url in parser.links:
+            parts = urlsplit(url)
+            if parts.scheme:  # to the paper, its code: a link the reader may follow
+                assert parts.scheme == "https", url
+            else:  # between the site's pages
+                target, _, anchor = url.partition("#")
+                target_html = (path.parent / (target or path.name)).read_text(encoding="utf-8")
+                assert not anchor or f'id="{anchor}"' in target_html, url
+
+
+def test_every_readme_renders_with_local_figures_only(tmp_path):
+    for card in catalog.cards():
+        html = report._readme_html(card, tmp_path)
+        if card.readme() is None:
+            assert html == ""
+            continue
+        assert "<h1" not in html and "<h2" not in html  # below the page's own headings
+        for src in re.findall(r'<img [^>]*src="([^"]+)"', html):
+            assert not urlsplit(src).scheme and (tmp_path / src).is_file(), (card.slug, src)
+
+
+def test_files_follow_the_umask(site):
+    def modes(folder):
+        return {p: stat.S_IMODE(p.stat().st_mode) for p in folder.rglob("*") if p.is_file()}
+
+    assert set(modes(site.out).values()) == {0o644}
+    mask = os.umask(0o027)
+    try:
+        index = report.build(site.runs, site.out.parent / "site-027")
+    finally:
+        os.umask(mask)
+    found = modes(index.parent)
+    assert len(found) >= 4 and set(found.values()) == {0o640}
+
+
+def test_verdict_colours_are_defined():
+    css = (Path(report.__file__).parent / "templates" / "base.html").read_text(encoding="utf-8")
+    for verdict in [
+        claims.REPRODUCED,
+        claims.NOT_REPRODUCED,
+        claims.NOT_MEASURED,
+        claims.INCOMPLETE,
+        claims.HOLDS,
+        claims.FAILS,
+    ]:
+        assert re.search(rf"\.{verdict.replace(' ', '-')}\b[^{{]*{{[^}}]*color:", css), verdict

@@ -1,4 +1,5 @@
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -10,13 +11,14 @@ import pytest
 
 import icml25.ipd_pavlov.reproduce as ipd
 from icml25.lab import runner
+from icml25.lab.claims import INCOMPLETE
 from icml25.lab.reproduction import cell_seed, code_fingerprint, config_fingerprint
 
 SLUG = "ipd_pavlov"
 
 
-def cell_files(out: Path, scale: str = "smoke") -> list[Path]:
-    return sorted((out / SLUG / scale / "cells").glob("*.pkl"))
+def cell_files(out: Path, scale: str = "smoke", seed: int = 0) -> list[Path]:
+    return sorted((out / SLUG / scale / f"seed-{seed}" / "cells").glob("*.json"))
 
 
 def test_cell_seed_depends_on_master_seed_paper_and_cell_only():
@@ -73,7 +75,7 @@ def test_code_fingerprint_ignores_docstrings_and_comments():
     assert _code_without_docstrings(plain) != _code_without_docstrings(plain.replace("1", "2"))
 
 
-def test_a_failing_cell_is_recorded_and_the_others_go_on(tmp_path, monkeypatch):
+def test_a_failing_cell_is_recorded_the_others_go_on_and_no_claim_is_judged(tmp_path, monkeypatch):
     real = ipd.run_cell
 
     def flaky(config, cell, seed):
@@ -83,19 +85,30 @@ def test_a_failing_cell_is_recorded_and_the_others_go_on(tmp_path, monkeypatch):
 
     monkeypatch.setattr(ipd, "run_cell", flaky)
     summary = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    total = summary["cells"]["total"]
     assert summary["cells"]["failed"] == 1
-    assert summary["cells"]["ok"] == summary["cells"]["total"] - 1
+    assert summary["cells"]["ok"] == total - 1
+    assert summary["failures"][0]["reason"] == "RuntimeError: boom in this cell"
     assert "boom in this cell" in summary["failures"][0]["traceback"]
-    assert len(cell_files(tmp_path)) == summary["cells"]["total"]  # the failure is on disk too
+    assert len(cell_files(tmp_path)) == total  # the failure is on disk too
+    # the other cells would pass every claim; part of the evidence must not judge any
+    assert not summary["complete"]
+    assert [c["verdict"] for c in summary["claims"]] == [INCOMPLETE] * len(summary["claims"])
+    assert all(c["measured"] is None for c in summary["claims"])
+    assert summary["counts"]["incomplete"] == summary["counts"]["claims"]
+    assert summary["counts"]["reproduced"] == 0
 
     monkeypatch.setattr(ipd, "run_cell", real)
     healed = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    assert healed["complete"]
     assert healed["cells"] == {
-        "total": summary["cells"]["total"],
-        "ok": summary["cells"]["total"],
+        "total": total,
+        "ok": total,
         "failed": 0,
-        "cached": summary["cells"]["total"] - 1,
+        "computed": 1,
+        "cached": total - 1,
     }
+    assert healed["counts"]["reproduced"] == healed["counts"]["claims"]
 
 
 def test_cell_warnings_are_recorded_in_the_summary(tmp_path, monkeypatch):
@@ -153,7 +166,7 @@ def test_a_killed_process_loses_no_finished_cell(tmp_path):
     process.wait()
     kept = len(cell_files(tmp_path, "default"))
     assert kept >= 3
-    assert not list((tmp_path / SLUG / "default" / "cells").glob(".*.tmp"))
+    assert not list((tmp_path / SLUG / "default" / "seed-0" / "cells").glob(".*.tmp"))
     resumed = runner.run([SLUG], scale="default", out=tmp_path, jobs=1)[SLUG]
     assert resumed["cells"]["cached"] == kept
     assert resumed["cells"]["ok"] == resumed["cells"]["total"]
@@ -217,9 +230,103 @@ def test_cell_threads_limit_a_cell_and_are_restored(monkeypatch):
     monkeypatch.setitem(sys.modules, "icml25.fakepaper.reproduce", fake)
     torch.set_num_threads(2)
     try:
-        _, _, record = runner._execute("fakepaper", 0, None, {}, 0, None)
+        code = runner._worker_fingerprint("fakepaper")
+        _, _, record = runner._execute("fakepaper", 0, None, {}, 0, code, None)
         assert record["status"] == "ok", record
         assert record["output"] == {"torch": 1, "blas": 1}
         assert torch.get_num_threads() == 2  # restored after the cell
     finally:
         torch.set_num_threads(1)
+
+
+def test_a_worker_with_other_code_refuses_the_cell():
+    _, _, record = runner._execute(SLUG, 0, ipd.SCALES["smoke"], {}, 0, "0ld1nstall000", None)
+    assert record["status"] == "failed"
+    assert "install the same icml25 on every worker" in record["reason"]
+
+
+def test_seeds_live_side_by_side(tmp_path):
+    zero = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1, seed=0)[SLUG]
+    one = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1, seed=1)[SLUG]
+    assert (zero["seed"], one["seed"]) == (0, 1)
+    assert len(cell_files(tmp_path, seed=0)) == len(cell_files(tmp_path, seed=1)) > 0
+    for seed in (0, 1):
+        assert (tmp_path / SLUG / "smoke" / f"seed-{seed}" / "summary.json").is_file()
+
+
+def test_upgraded_dependencies_do_not_reuse_cells(tmp_path, monkeypatch):
+    runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)
+    monkeypatch.setattr(runner, "dependency_fingerprint", lambda slug: "numpy-99")
+    again = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    assert again["cells"]["cached"] == 0
+
+
+def test_dependency_versions_name_what_the_paper_imports():
+    from icml25.lab.reproduction import dependency_versions
+
+    assert {"python", "numpy", "torch", "pot"} <= set(dependency_versions("hiref"))
+    assert "cvxpy" in dependency_versions("maxmin_eig")
+    assert "cvxpy" not in dependency_versions("hiref")
+
+
+def test_a_corrupt_cell_file_is_named_and_recomputed(tmp_path):
+    first = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    files = cell_files(tmp_path)
+    files[0].write_text(files[0].read_text()[:25])  # truncated JSON
+    npz = next(p.with_suffix(".npz") for p in files[1:] if p.with_suffix(".npz").exists())
+    npz.write_bytes(b"PK\x03\x04 not a zip any more")
+    told = []
+    again = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1, on_message=told.append)[SLUG]
+    assert again["cells"]["computed"] == 2 and again["complete"]
+    assert any(str(files[0]) in line for line in told)
+    assert any(str(npz.with_suffix(".json")) in line for line in told)
+    assert again["measurements"] == first["measurements"]
+
+
+def test_summary_records_provenance_and_split_timing(tmp_path):
+    summary = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1, command="icml25 test")[SLUG]
+    prov = summary["provenance"]
+    assert prov["command"] == "icml25 test" and prov["backend"] == "loky"
+    assert prov["cores"] == os.cpu_count()
+    assert {"python", "icml25", "numpy", "scipy", "torch", "POT", "joblib"} <= set(prov["versions"])
+    assert prov["versions"]["icml25"]  # from the installed metadata
+    assert prov["code_fingerprint"] == code_fingerprint(SLUG)
+    assert len(prov["commit"] or "x" * 40) == 40 and prov["dirty"] in (True, False, None)
+    timing = summary["timing"]
+    assert timing["computed_cell_seconds"] > 0 and timing["cached_cell_seconds"] == 0
+    cached = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]["timing"]
+    assert cached["computed_cell_seconds"] == 0
+    assert cached["cached_cell_seconds"] == pytest.approx(timing["computed_cell_seconds"])
+    assert cached["wall_seconds"] < timing["wall_seconds"]
+
+
+def test_each_paper_is_reported_as_soon_as_it_finishes(tmp_path):
+    seen = []
+    runner.run(
+        [SLUG, "maxmin_eig"],
+        scale="smoke",
+        out=tmp_path,
+        jobs=1,
+        on_paper=lambda s: seen.append((s["slug"], time.monotonic())),
+    )
+    assert [slug for slug, _ in seen] == [SLUG, "maxmin_eig"]
+
+
+def test_a_second_run_on_the_same_folder_waits_and_computes_nothing_twice(tmp_path):
+    from icml25.lab import store
+
+    finished = runner.run([SLUG], scale="smoke", out=tmp_path / "a", jobs=1)[SLUG]
+    folder = store.run_dir(tmp_path / "b", SLUG, "smoke", 0)
+    command = [sys.executable, "-m", "icml25", "run", SLUG, "--scale", "smoke", "--jobs", "1"]
+    command += ["--out", str(tmp_path / "b")]
+    with store.locked(folder):  # another run is writing this folder
+        second = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        line = second.stderr.readline()
+        assert "waiting for" in line and str(folder) in line
+        shutil.copytree(store.run_dir(tmp_path / "a", SLUG, "smoke", 0) / "cells", folder / "cells")
+    out, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
+    total = finished["cells"]["total"]
+    assert f"{total}/{total} cells ({total} cached, 0 failed)" in out

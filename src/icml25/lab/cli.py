@@ -339,7 +339,9 @@ def report(runs: str | None, out: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     try:
-        cli.main(args=argv, prog_name="icml25", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="icml25", standalone_mode=False)
+        if isinstance(code, int):  # click returns an Exit's code when not standalone
+            return code
     except click.exceptions.Exit as done:
         return done.exit_code
     except (click.Abort, KeyboardInterrupt):

@@ -1,77 +1,410 @@
 """The HTML report: a static site that opens from the file system, with no server or network.
 
-``index.html`` lists every paper of the catalog with its status and, for each paper that has
-runs, every claim with its threshold, measured value, verdict and the run time. One page per
-paper with runs shows its card, each scale's claims and figures, failures, and its README.
+``index.html`` lists every paper of the catalog with its status and, for each paper with
+evidence, one line per summary: its scale and seed, where it comes from (the committed results
+shipped with the package, with their commit and date, or a run of this machine), its claims and
+checks counted apart, its failed cells, and a mark on smoke-scale results ("smoke: not
+evidence"). One page per paper with evidence shows the card with its links, then each summary
+(committed results first, then runs, larger scales first): the claims table, every measurement,
+the run's figures, failures, warnings and provenance; and below, the paper's README with its
+committed figures, kept apart from the figures of a run.
+
+Every page and figure is written atomically, with the permissions the user's umask gives. A
+summary that cannot be read or shown is passed to ``on_error`` and the rest of the site is built.
 """
 
 from __future__ import annotations
 
-import shutil
+import json
+import re
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any
 
 import markdown
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from icml25.lab import catalog, store
+from icml25.lab.claims import (
+    CHECK,
+    CLAIM,
+    FAILS,
+    HOLDS,
+    INCOMPLETE,
+    NOT_MEASURED,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    tally,
+)
 from icml25.lab.reproduction import SCALE_NAMES
 
+COMMITTED, RUNS = "committed", "runs"
+SMOKE = "smoke"
+LONG_TABLE = 12  # more measurements than this: the table is collapsed
+FIGURE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg")
+SYMBOLS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}
 
-def build(runs: Path, out: Path) -> Path:
-    """Write the site for the runs under ``runs`` into ``out``; returns the index's path."""
-    runs, out = Path(runs), Path(out)
+OnError = Callable[[store.Unreadable], None]
+
+
+def build(runs: Path | None, out: Path, on_error: OnError | None = None) -> Path:
+    """Write the site for the committed results and the runs under ``runs`` (None: the
+    committed results only) into ``out``.
+
+    Returns the path of ``index.html``. A ``summary.json`` that cannot be read, or whose content
+    cannot be shown, is passed to ``on_error`` as :class:`store.Unreadable` (default: skipped)
+    and the rest of the site is built.
+    """
+    runs, out = (Path(runs) if runs is not None else None), Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    env = Environment(
-        loader=PackageLoader("icml25.lab", "templates"), autoescape=select_autoescape(["html"])
-    )
-    env.filters["number"] = _number
+    env = _environment()
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     papers = []
     for card in catalog.cards():
-        found = store.summaries(runs, card.slug)
-        if found:
-            _copy_figures(runs, out, card.slug, found)
+        shown, unreadable = _evidence(card.slug, runs, on_error)
+        first = store.latest(shown)
+        if shown:
+            for view in shown:
+                _copy_figures(view, out)
             page = env.get_template("paper.html").render(
                 card=card,
-                runs=[found[s] for s in SCALE_NAMES if s in found],
+                shown=shown,
+                unreadable=unreadable,
                 readme=_readme_html(card, out),
                 stamp=stamp,
             )
-            (out / f"{card.slug}.html").write_text(page, encoding="utf-8")
-        papers.append({"card": card, "latest": store.latest(runs, card.slug)})
+            store.write_text_atomic(out / f"{card.slug}.html", page)
+        rest = [view for view in shown if view is not first]
+        papers.append(
+            {"card": card, "shown": [first, *rest] if first else [], "unreadable": unreadable}
+        )
     index = out / "index.html"
-    index.write_text(
-        env.get_template("index.html").render(papers=papers, stamp=stamp), encoding="utf-8"
-    )
+    totals = {
+        "papers": len(papers),
+        "evidence": sum(1 for p in papers if p["shown"]),
+        **{
+            status: sum(1 for p in papers if p["card"].status == status)
+            for status in (catalog.IMPLEMENTED, catalog.PLANNED, catalog.POSITION_PAPER)
+        },
+    }
+    page = env.get_template("index.html").render(papers=papers, totals=totals, stamp=stamp)
+    store.write_text_atomic(index, page)
     return index
 
 
+# ---------------------------------------------------------------- one summary, ready to render
+
+
+def _evidence(
+    slug: str, runs: Path | None, on_error: OnError | None
+) -> tuple[list[dict[str, Any]], list[store.Unreadable]]:
+    """The summaries of one paper ready to render, in page order, and those that could not be
+    read or shown (each also passed to ``on_error``)."""
+    shown, unreadable = [], []
+
+    def report_error(err: store.Unreadable) -> None:
+        unreadable.append(err)
+        if on_error is not None:
+            on_error(err)
+
+    for summary in store.evidence(runs, slug, report_error):
+        try:
+            shown.append(_view(summary, slug, runs))
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            reason = f"cannot be shown: {type(err).__name__}: {err}"
+            report_error(store.Unreadable(_summary_file(summary, slug, runs), reason))
+    return sorted(shown, key=_page_order), unreadable
+
+
+def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str, Any]:
+    """A summary with every field the templates read, of the right type; raises KeyError,
+    TypeError or ValueError when the summary's content is not what schema 2 promises."""
+    origin = summary.get("origin", RUNS)
+    scale, seed = str(summary["scale"]), _integer(summary["seed"], "seed")
+    provenance = _mapping(summary.get("provenance"), "provenance")
+    claims = [_claim(c) for c in _sequence(summary["claims"], "claims")]
+    counts = tally(claims)
+    measurements = _mapping(summary["measurements"], "measurements")
+    cells = _mapping(summary.get("cells"), "cells")
+    timing = _mapping(summary.get("timing"), "timing")
+    base = store.results_dir() if origin == COMMITTED or runs is None else runs
+    claimed: dict[str, list[str]] = {}
+    for c in claims:
+        claimed.setdefault(c["metric"], []).append(c["id"])
+    finished = str(provenance.get("finished") or provenance.get("started") or "")
+    commit = str(provenance.get("commit") or "")
+    return {
+        "origin": origin,
+        "committed": origin == COMMITTED,
+        "scale": scale,
+        "seed": seed,
+        "smoke": scale == SMOKE,
+        "anchor": f"{origin}-{scale}-seed-{seed}",
+        "complete": bool(summary.get("complete", True)),
+        "date": finished[:10],
+        "commit": commit,
+        "commit_short": commit[:7],
+        "dirty": provenance.get("dirty"),
+        "claims": claims,
+        "counts": counts,
+        "claim_parts": _claim_parts(claims),
+        "check_parts": _check_parts(claims),
+        "cells": {
+            key: _integer(cells.get(key, 0), f"cells.{key}")
+            for key in ("total", "ok", "failed", "computed", "cached")
+        },
+        "failures": [_failure(f) for f in _sequence(summary.get("failures", []), "failures")],
+        "measurements": [
+            {"name": str(name), "value": value, "claims": claimed.get(str(name), [])}
+            for name, value in measurements.items()
+        ],
+        "long": len(measurements) > LONG_TABLE,
+        # committed results ship without their figures: show only those that are there
+        "figures": [
+            f
+            for f in _figures(summary.get("figures", []), base, slug, origin, scale, seed)
+            if f["exists"] or origin != COMMITTED
+        ],
+        "warnings": sorted(
+            _mapping(summary.get("warnings"), "warnings").items(), key=lambda kv: -_count(kv[1])
+        ),
+        "summary_error": summary.get("summary_error"),
+        "timing": {
+            key: _seconds(timing.get(key))
+            for key in (
+                "wall_seconds",
+                "computed_cell_seconds",
+                "cached_cell_seconds",
+                "summarize_seconds",
+            )
+        },
+        "provenance": {
+            "command": provenance.get("command"),
+            "backend": provenance.get("backend"),
+            "address": provenance.get("address"),
+            "jobs": provenance.get("jobs"),
+            "cores": provenance.get("cores"),
+            "platform": provenance.get("platform"),
+            "started": _when(provenance.get("started")),
+            "finished": _when(provenance.get("finished")),
+            "code_fingerprint": provenance.get("code_fingerprint"),
+            "versions": list(_mapping(provenance.get("versions"), "versions").items()),
+            "dependencies": list(_mapping(provenance.get("dependencies"), "dependencies").items()),
+        },
+        "config": json.dumps(summary.get("config", {}), indent=2, sort_keys=True, default=str),
+        # read by store.latest, which picks the summary the index shows first
+        "finished": finished,
+    }
+
+
+def _claim(c: Any) -> dict[str, Any]:
+    c = _mapping(c, "a claim")
+    kind = c.get("kind", CLAIM)
+    if kind not in (CLAIM, CHECK):
+        raise ValueError(f"claim {c.get('id')!r} has kind {kind!r}")
+    verdict = str(c["verdict"])
+    return {
+        "id": str(c["id"]),
+        "statement": str(c.get("statement", "")),
+        "metric": str(c["metric"]),
+        "kind": kind,
+        "paper_value": str(c.get("paper_value") or ""),
+        "source": str(c.get("source") or ""),
+        "comparison": SYMBOLS.get(c.get("comparison"), str(c.get("comparison", ""))),
+        "threshold": c.get("threshold"),
+        "measured": c.get("measured"),
+        "verdict": verdict,
+        "css": verdict.replace(" ", "-"),
+    }
+
+
+def _claim_parts(claims: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """``[(css class, text)]`` for the claims: "3 of 4 claims reproduced", "1 not reproduced";
+    the first part is green only when every claim reproduced."""
+    verdicts = [c["verdict"] for c in claims if c["kind"] == CLAIM]
+    n = len(verdicts)
+    if not n:
+        return [("muted", "no claims")]
+    noun = "claim" if n == 1 else "claims"
+    if verdicts.count(INCOMPLETE) == n:
+        return [(INCOMPLETE, f"{n} {noun} incomplete")]
+    done = verdicts.count(REPRODUCED)
+    parts = [("reproduced" if done == n else "partial", f"{done} of {n} {noun} reproduced")]
+    return parts + _others(verdicts, (NOT_REPRODUCED, INCOMPLETE, NOT_MEASURED))
+
+
+def _check_parts(claims: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """``[(css class, text)]`` for the checks: "2 checks hold", or "1 of 2 checks hold", "1
+    fails"; empty when the paper declares no check."""
+    verdicts = [c["verdict"] for c in claims if c["kind"] == CHECK]
+    n = len(verdicts)
+    if not n:
+        return []
+    if verdicts.count(INCOMPLETE) == n:
+        return [(INCOMPLETE, f"{n} {'check' if n == 1 else 'checks'} incomplete")]
+    hold = verdicts.count(HOLDS)
+    if hold == n:
+        return [(HOLDS, "1 check holds" if n == 1 else f"{n} checks hold")]
+    parts = [("partial", f"{hold} of {n} {'check holds' if n == 1 else 'checks hold'}")]
+    parts += [("fails", f"{k} fail{'s' if k == 1 else ''}") for k in [verdicts.count(FAILS)] if k]
+    return parts + _others(verdicts, (INCOMPLETE, NOT_MEASURED))
+
+
+def _others(verdicts: list[str], which: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [(v.replace(" ", "-"), f"{verdicts.count(v)} {v}") for v in which if v in verdicts]
+
+
+def _failure(f: Any) -> dict[str, str]:
+    f = _mapping(f, "a failure")
+    cell = f.get("cell")
+    return {
+        "cell": json.dumps(cell, sort_keys=True, default=str) if cell is not None else "?",
+        "reason": str(f.get("reason") or ""),
+        "traceback": str(f.get("traceback") or ""),
+    }
+
+
+def _figures(
+    figures: Any, base: Path, slug: str, origin: str, scale: str, seed: int
+) -> list[dict[str, Any]]:
+    """Each figure with its source (inside the summary's folder, never outside it), the path it
+    gets in the site, and whether the file is there to copy."""
+    folder = store.run_dir(base, slug, scale, seed)
+    found = []
+    for figure in _sequence(figures, "figures"):
+        if isinstance(figure, str):  # schema 1 listed bare file names
+            figure = {"path": figure, "caption": ""}
+        figure = _mapping(figure, "a figure")
+        relative = PurePosixPath(str(figure["path"]))
+        safe = (
+            not relative.is_absolute()
+            and ".." not in relative.parts
+            and relative.suffix.lower() in FIGURE_SUFFIXES
+        )
+        source = folder / relative
+        found.append(
+            {
+                "name": relative.name,
+                "caption": str(figure.get("caption") or relative.stem.replace("_", " ")),
+                "source": source if safe else None,
+                "src": f"{slug}/{origin}/{scale}/seed-{seed}/{relative}" if safe else "",
+                "exists": safe and source.is_file(),
+            }
+        )
+    return found
+
+
+def _page_order(view: Mapping[str, Any]) -> tuple:
+    """Committed results first, then runs; larger scales first; then by seed."""
+    rank = {scale: i for i, scale in enumerate(SCALE_NAMES)}
+    return (not view["committed"], -rank.get(view["scale"], -1), view["seed"])
+
+
+def _summary_file(summary: Mapping[str, Any], slug: str, runs: Path | None) -> Path:
+    base = runs if summary.get("origin") != COMMITTED and runs is not None else store.results_dir()
+    return base / slug / str(summary.get("scale")) / f"seed-{summary.get('seed')}" / "summary.json"
+
+
+def _mapping(value: Any, what: str) -> Mapping:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{what} is a {type(value).__name__}, not an object")
+    return value
+
+
+def _sequence(value: Any, what: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TypeError(f"{what} is a {type(value).__name__}, not a list")
+    return value
+
+
+def _integer(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} is {value!r}, not an integer")
+    return value
+
+
+def _seconds(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def _when(value: Any) -> str:
+    """``2026-12-01T14:52:23+00:00`` as ``2026-12-01 14:52:23 UTC``."""
+    text = str(value or "").replace("T", " ", 1)
+    return text.removesuffix("+00:00") + " UTC" if text.endswith("+00:00") else text
+
+
+# ---------------------------------------------------------------- files of the site
+
+
+def _copy_figures(view: Mapping[str, Any], out: Path) -> None:
+    for figure in view["figures"]:
+        if figure["exists"]:
+            store.write_atomic(out / figure["src"], figure["source"].read_bytes())
+
+
 def _readme_html(card: catalog.Card, out: Path) -> str:
-    """The paper's README as HTML; the images it links (``figures/*.png`` beside it) are copied
-    to ``<slug>/readme-figures/`` so that they show from the report's folder too."""
+    """The paper's README as HTML, its headings moved two levels down to sit under the page's
+    own. Its committed figures (``figures/*`` beside it) are copied to ``<slug>/readme-figures/``
+    and its images point there; an image on the network becomes a link, so that the page loads
+    nothing from outside."""
     readme = card.readme()
     if not readme:
         return ""
     folder = resources.files("icml25").joinpath(card.slug, "figures")
     if folder.is_dir():
-        shutil.copytree(Path(str(folder)), out / card.slug / "readme-figures", dirs_exist_ok=True)
+        for item in folder.iterdir():
+            if item.is_file() and item.name.lower().endswith(FIGURE_SUFFIXES):
+                target = out / card.slug / "readme-figures" / item.name
+                store.write_atomic(target, item.read_bytes())
     html = markdown.markdown(readme, extensions=["tables", "fenced_code"])
-    return html.replace('src="figures/', f'src="{card.slug}/readme-figures/')
+    html = html.replace('src="figures/', f'src="{card.slug}/readme-figures/')
+    html = _REMOTE_IMAGE.sub(lambda m: f'<a href="{m["src"]}">[image: {m["src"]}]</a>', html)
+    return _HEADING.sub(lambda m: f"<{m[1]}h{min(int(m[2]) + 2, 6)}", html)
 
 
-def _copy_figures(runs: Path, out: Path, slug: str, found: dict[str, dict]) -> None:
-    for scale, summary in found.items():
-        for name in summary["figures"]:
-            source = store.scale_dir(runs, slug, scale) / name
-            if source.is_file():
-                target = out / slug / scale / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target)
+_HEADING = re.compile(r"<(/?)h([1-6])(?=[\s>])")
+_REMOTE_IMAGE = re.compile(r'<img\b[^>]*?\ssrc="(?P<src>(?:[a-zA-Z][\w+.-]*:)?//[^"]*)"[^>]*>')
 
 
-def _number(value) -> str:
+# ---------------------------------------------------------------- templates
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("icml25.lab", "templates"),
+        autoescape=select_autoescape(["html"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["number"] = _number
+    env.filters["seconds"] = _format_seconds
+    return env
+
+
+def _number(value: Any) -> str:
     if value is None:
         return "–"
-    return f"{value:.4g}"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _format_seconds(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value >= 120:
+        return f"{value / 60:.1f} min"
+    return f"{value:.1f} s" if value >= 1 or value == 0 else f"{value:.2f} s"

@@ -125,7 +125,7 @@ def encode(value: Any) -> tuple[Any, dict[str, np.ndarray]]:
             v = v.detach().cpu().numpy()
         if isinstance(v, np.ndarray):
             if v.dtype == object:
-                raise TypeError(f"cell output {where}: object arrays cannot be stored safely")
+                raise TypeError(f"{where}: object arrays cannot be stored safely")
             name = f"a{len(arrays)}"
             arrays[name] = v
             return {"__array__": name}
@@ -139,9 +139,9 @@ def encode(value: Any) -> tuple[Any, dict[str, np.ndarray]]:
             return {
                 "__items__": [[walk(k, where), walk(x, f"{where}[{k!r}]")] for k, x in v.items()]
             }
-        raise TypeError(f"cell output {where}: cannot store a {type(v).__name__}")
+        raise TypeError(f"{where}: cannot store a {type(v).__name__}")
 
-    return walk(value, "output"), arrays
+    return walk(value, "record"), arrays
 
 
 _RESERVED = {"__array__", "__tuple__", "__float__", "__items__"}

@@ -1,0 +1,116 @@
+import io
+import json
+import math
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+from icml25.lab import store
+
+
+def record(output):
+    return {"status": "ok", "output": output, "cell": {"a": 1}, "seed": 3, "seconds": 0.5}
+
+
+def test_cell_records_round_trip_numbers_arrays_tuples_and_odd_keys(tmp_path):
+    output = {
+        "w": np.arange(6, dtype=np.float32).reshape(2, 3),
+        "pair": (1, 2.5),
+        "by_n": {256: 0.5, 512: 0.25},
+        "nan": math.nan,
+        "flag": np.bool_(True),
+        "n": np.int64(7),
+        "rows": [{"x": np.ones(2)}, None, "text"],
+    }
+    path = tmp_path / "cells" / "c.json"
+    store.write_cell(path, record(output))
+    back = store.read_cell(path)["output"]
+    assert back["w"].dtype == np.float32 and np.array_equal(back["w"], output["w"])
+    assert back["pair"] == (1, 2.5) and back["by_n"] == {256: 0.5, 512: 0.25}
+    assert math.isnan(back["nan"]) and back["flag"] is True and back["n"] == 7
+    assert np.array_equal(back["rows"][0]["x"], np.ones(2)) and back["rows"][1:] == [None, "text"]
+    assert store.round_trip(record(output))["output"]["by_n"] == back["by_n"]
+
+
+def test_a_cell_record_is_json_and_npz_never_a_pickle(tmp_path):
+    path = tmp_path / "c.json"
+    store.write_cell(path, record({"w": np.zeros(3)}))
+    body = json.loads(path.read_text())  # plain JSON
+    assert body["format"] == store.CELL_FORMAT
+    with np.load(path.with_suffix(".npz"), allow_pickle=False) as npz:
+        assert npz.files == ["a0"]
+    with pytest.raises(pickle.UnpicklingError):
+        pickle.loads(path.read_bytes())
+
+
+def test_a_pickle_planted_in_the_arrays_is_refused_not_run(tmp_path):
+    path = tmp_path / "c.json"
+    store.write_cell(path, record({"w": np.zeros(3)}))
+    buffer = io.BytesIO()
+    np.savez(buffer, a0=np.array([object()], dtype=object))  # needs pickle to load
+    path.with_suffix(".npz").write_bytes(buffer.getvalue())
+    with pytest.raises(store.Unreadable, match="pickle"):
+        store.read_cell(path)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda p: p.write_text(p.read_text()[:20]),  # truncated
+        lambda p: p.write_text("[1, 2]"),  # wrong shape
+        lambda p: p.write_text(json.dumps({"format": 1, "arrays": None, "record": {"x": 1}})),
+        lambda p: p.with_suffix(".npz").write_bytes(b"garbage"),
+        lambda p: p.with_suffix(".npz").unlink(),
+    ],
+)
+def test_a_damaged_record_is_unreadable_with_its_path(tmp_path, damage):
+    path = tmp_path / "c.json"
+    store.write_cell(path, record({"w": np.zeros(3)}))
+    damage(path)
+    with pytest.raises(store.Unreadable) as err:
+        store.read_cell(path)
+    assert err.value.path.name in {"c.json"} and str(tmp_path) in str(err.value)
+
+
+def test_an_output_the_store_cannot_hold_names_where(tmp_path):
+    with pytest.raises(TypeError, match=r"record\['output'\]\['model'\]: cannot store a object"):
+        store.write_cell(tmp_path / "c.json", record({"model": object()}))
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_files_follow_the_umask(tmp_path, umask):
+    old = os.umask(umask)
+    try:
+        store.write_atomic(tmp_path / "f.txt", b"x")
+        store.write_cell(tmp_path / "c.json", record({"w": np.zeros(2)}))
+    finally:
+        os.umask(old)
+    for name in ("f.txt", "c.json", "c.npz"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
+
+
+def test_summaries_carry_a_schema_and_bad_ones_are_named(tmp_path):
+    good = {"schema": store.SCHEMA, "slug": "p", "scale": "smoke", "seed": 0}
+    good |= {"claims": [], "measurements": {}, "counts": {}}
+    store.write_summary(tmp_path, "p", "smoke", 0, good)
+    store.write_summary(tmp_path, "p", "default", 0, {**good, "scale": "default"})
+    old = store.summary_path(tmp_path, "p", "default", 1)
+    old.parent.mkdir(parents=True)
+    old.write_text(json.dumps({"slug": "p", "claims": []}))  # schema 1, before this change
+    problems = []
+    found = store.find_summaries(tmp_path, "p", problems.append)
+    assert [(s["scale"], s["seed"]) for s in found] == [("smoke", 0), ("default", 0)]
+    assert [p.path for p in problems] == [old] and "schema 1" in problems[0].reason
+    assert store.latest(found)["scale"] == "default"
+
+
+def test_figures_are_written_atomically_as_png(tmp_path):
+    from matplotlib.figure import Figure
+
+    figure = Figure()
+    figure.subplots().plot([0, 1])
+    store.save_figure_atomic(figure, tmp_path / "figures" / "f.png")
+    assert (tmp_path / "figures" / "f.png").read_bytes()[:4] == b"\x89PNG"
+    assert not list((tmp_path / "figures").glob(".*.tmp"))
