@@ -14,6 +14,8 @@ from icml25.hiref import (
     rank_schedule,
     sqeuclidean_factors,
 )
+from icml25.hiref.costs import symmetric_factors
+from icml25.hiref.lowrank import _solve
 
 
 def factors(n=300, seed=0):
@@ -207,3 +209,50 @@ def test_rank_schedule_bad_input(kwargs, name):
     n = args.pop("n")
     with pytest.raises(ValueError, match=name):
         rank_schedule(n, **args)
+
+
+def _run_solver(A, B, mix, iters, seed=0):
+    """lowrank._solve on (m, k) factors, one block, a fixed number of iterations."""
+    m = A.shape[0]
+    a = torch.full((1, m), 1.0 / m, dtype=A.dtype)
+    g = torch.full((1, 4), 0.25, dtype=A.dtype)
+    Q, R, *_ = _solve(
+        A.T.unsqueeze(0).contiguous(),
+        B.T.unsqueeze(0).contiguous(),
+        a,
+        a.clone(),
+        g,
+        gamma=1.0,
+        max_iter=iters,
+        min_iter=iters,
+        inner_iter=5,
+        tol=1e-300,
+        generator=torch.Generator().manual_seed(seed),
+        mix=mix,
+    )
+    return Q, R
+
+
+@pytest.mark.parametrize("cost", ["sqeuclidean", "euclidean"])
+def test_mixed_form_keeps_identical_clouds_bit_identical(cost):
+    # C = F M G^T with F == G (one cloud): Q's update is R's, operation for operation, so the
+    # two stay equal bit for bit in float32. The plain form C = A B^T (A != B) adds the same
+    # terms in another order, and its Q and R drift apart by rounding (1e-8 after 200
+    # iterations), which flipped near-ties in HiRef's split.
+    X = torch.from_numpy(np.random.default_rng(3).normal(size=(400, 2)))
+    F, G, M = symmetric_factors(X, X.clone(), cost, 8)
+    assert torch.equal(F, G)
+    F, M = F.float(), M.float()
+    Q, R = _run_solver(F, F.clone(), M, 200)
+    assert torch.equal(Q, R)
+
+
+def test_mixed_form_solves_the_plain_problem():
+    # float64: the iterates of C = F M G^T equal those of the plain factors (F M, G)
+    X, Y, _, _ = factors(200, seed=4)
+    X, Y = (torch.from_numpy(P.astype(np.float64)) for P in (X, Y))
+    F, G, M = symmetric_factors(X, Y, "sqeuclidean")
+    Q, R = _run_solver(F, G, M, 25)
+    Q_plain, R_plain = _run_solver(F @ M, G, None, 25)
+    np.testing.assert_allclose(Q.numpy(), Q_plain.numpy(), rtol=1e-9, atol=1e-14)
+    np.testing.assert_allclose(R.numpy(), R_plain.numpy(), rtol=1e-9, atol=1e-14)

@@ -15,9 +15,15 @@ The low-rank subsolver never forms a block's ``m x m`` cost; it needs factors ``
   ACA of ``C`` is not symmetric when ``C`` is (its row and column pivots differ), so identical
   clouds would get different splits of ``X`` and ``Y``; ``euclidean_factors`` therefore
   averages ACA of ``C(X, Y)`` and the transpose of ACA of ``C(Y, X)``, which is symmetric
-  whenever ``X = Y`` and approximates ``C`` at least as well as the worse of the two. (The two
-  gradients of the subsolver then agree in exact arithmetic; in float32 they add the same terms
-  in another order, as they do for the squared Euclidean factors.)
+  whenever ``X = Y`` and approximates ``C`` at least as well as the worse of the two.
+
+Symmetric in exact arithmetic is not enough for identical clouds to get identical splits: with
+``C = A B^T`` the subsolver's two gradients ``A (B^T R)`` and ``B (A^T Q)`` add the same terms
+in different orders, and their float32 roundings differ. HiRef therefore uses
+``symmetric_factors``: ``C = F M G^T`` with ``F`` computed from ``X`` by exactly the code that
+computes ``G`` from ``Y`` (so ``F == G`` bit for bit when ``X == Y``) and a fixed symmetric
+``M`` (a permutation with signs and powers of two), which ``lowrank._solve`` applies on both
+sides alike.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ __all__ = [
     "leaf_costs",
     "pair_costs",
     "sqeuclidean_factors",
+    "symmetric_factors",
 ]
 
 COSTS = ("sqeuclidean", "euclidean")
@@ -84,6 +91,45 @@ def sqeuclidean_factors(X, Y) -> tuple[torch.Tensor, torch.Tensor]:
     A = torch.cat([(X * X).sum(-1, keepdim=True), one_x, -2.0 * X], dim=-1)  # (..., m, d + 2)
     B = torch.cat([one_y, (Y * Y).sum(-1, keepdim=True), Y], dim=-1)  # (..., m, d + 2)
     return A, B
+
+
+def symmetric_factors(X, Y, cost: str, rank: int = 16, mask=None):
+    """Factors ``C = F M G^T`` of either cost with ``F == G`` bit for bit whenever ``X == Y``.
+
+    ``F`` is computed from ``X`` by exactly the operations that compute ``G`` from ``Y``; ``M``
+    (k, k) is symmetric, one non-zero (``+-1``, ``0.5`` or ``-2``) per row, so ``P M`` is
+    exact. ``F M`` and ``G`` are the factors of ``sqeuclidean_factors`` and
+    ``euclidean_factors`` up to the order of their columns (the same products, exactly).
+
+    - ``"sqeuclidean"``: ``F = [|x|^2, 1, x]``, ``G = [|y|^2, 1, y]``, ``M = [[0, 1, 0],
+      [1, 0, 0], [0, 0, -2 I]]`` (``k = d + 2``).
+    - ``"euclidean"``: with ``(U, V)`` the cross approximation of ``C(X, Y)`` and ``(U', V')``
+      that of ``C(Y, X)`` (rank ``rank`` each), ``F = [U, V']``, ``G = [U', V]`` and
+      ``M = [[0, I], [I, 0]] / 2``, so ``F M G^T = (U V^T + V' U'^T) / 2`` (``k = 2 rank``).
+
+    Shapes: X, Y (B, m, d) or (m, d); mask (B, m) (Euclidean only; padding rows last);
+    returns F, G of shape (B, m, k) (or (m, k)) and M (k, k), all of X's dtype.
+    """
+    check_cost(cost)
+    X, Y = torch.as_tensor(X), torch.as_tensor(Y)
+    if cost == "sqeuclidean":
+        F, G = _sqeuclidean_side(X), _sqeuclidean_side(Y)
+        d = X.shape[-1]
+        M = torch.zeros(d + 2, d + 2, dtype=X.dtype)
+        M[0, 1] = M[1, 0] = 1.0
+        M[2:, 2:] = -2.0 * torch.eye(d, dtype=X.dtype)
+        return F, G, M
+    U, V = cross_approximation(X, Y, rank, mask)  # C ~= U V^T
+    Ut, Vt = cross_approximation(Y, X, rank, mask)  # C^T ~= Ut Vt^T
+    k = U.shape[-1]
+    M = torch.zeros(2 * k, 2 * k, dtype=U.dtype)
+    M[:k, k:] = M[k:, :k] = 0.5 * torch.eye(k, dtype=U.dtype)
+    return torch.cat([U, Vt], dim=-1), torch.cat([Ut, V], dim=-1), M
+
+
+def _sqeuclidean_side(P: torch.Tensor) -> torch.Tensor:
+    """``[|p|^2, 1, p]``: (..., m, d) -> (..., m, d + 2)."""
+    return torch.cat([(P * P).sum(-1, keepdim=True), torch.ones_like(P[..., :1]), P], dim=-1)
 
 
 def _distances(P: torch.Tensor, Z: torch.Tensor) -> torch.Tensor:

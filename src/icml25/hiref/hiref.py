@@ -24,7 +24,11 @@ computation; the split is the official code's greedy capacity split (cluster ``z
 cost factors are formed (both costs are translation-invariant), so the pairing does not
 depend on where the clouds sit; the Euclidean cost's factors are approximate (adaptive cross
 approximation, costs.py) and their sampled error is logged; leaves are solved exactly
-rather than by the official code's rank-``leaf`` coupling with top-1 extraction.
+rather than by the official code's rank-``leaf`` coupling with top-1 extraction. Every block's
+factors are in the form ``C = F M G^T`` of ``costs.symmetric_factors``, with ``F`` computed
+from the X-block by the same operations as ``G`` from the Y-block, and the subsolver updates
+``Q`` and ``R`` by the same operations too: identical clouds (``X == Y`` bit for bit) get
+bit-identical splits at every level, hence the identity map and cost 0, on any BLAS.
 """
 
 from __future__ import annotations
@@ -40,11 +44,10 @@ from scipy.optimize import linear_sum_assignment
 from icml25.common.validate import check_int
 from icml25.hiref.costs import (
     check_cost,
-    euclidean_factors,
     factor_error,
     leaf_costs,
     pair_costs,
-    sqeuclidean_factors,
+    symmetric_factors,
 )
 from icml25.hiref.lowrank import _objective, _solve, check_solver_options
 from icml25.hiref.rank_schedule import child_sizes, rank_schedule
@@ -175,11 +178,11 @@ def _solve_leaves(X, Y, ix: np.ndarray, iy: np.ndarray, perm: np.ndarray, cost: 
             perm[cx[j, rows]] = cy[j, cols]
 
 
-def _best_of_restarts(A, Bf, a, g, restarts, gamma, max_iter, min_iter, inner_iter, tol, gen):
+def _best_of_restarts(A, Bf, mix, a, g, restarts, gamma, max_iter, min_iter, inner_iter, tol, gen):
     """The subsolver from ``restarts`` random starts at once (stacked along the batch); each
     block keeps the start whose coupling has the lowest LR objective. Shapes (cluster-major, as
-    ``lowrank._solve``): A, Bf (B, k, m); a (B, m); g (B, r); returns Q, R (B, r, m), their LR
-    objectives (B,), iterations, converged.
+    ``lowrank._solve``): A, Bf (B, k, m) with ``C = A^T mix Bf``, mix (k, k); a (B, m); g (B, r);
+    returns Q, R (B, r, m), their LR objectives (B,), iterations, converged.
     """
     blocks = A.shape[0]
     tile = (restarts, 1, 1)
@@ -195,8 +198,9 @@ def _best_of_restarts(A, Bf, a, g, restarts, gamma, max_iter, min_iter, inner_it
         inner_iter=inner_iter,
         tol=tol,
         generator=gen,
+        mix=mix,
     )
-    value = _objective(A.repeat(tile), Bf.repeat(tile), Q, R, g.repeat(restarts, 1))
+    value = _objective(A.repeat(tile), Bf.repeat(tile), Q, R, g.repeat(restarts, 1), mix)
     best = value.view(restarts, blocks).argmin(0) * blocks + torch.arange(blocks)  # (B,)
     return Q[best], R[best], value[best], iterations, converged
 
@@ -306,21 +310,23 @@ def hiref(
         Xc = (Xb - centre_b.unsqueeze(1)) * maskf  # (B, m, d)
         Yc = (Yb - centre_b.unsqueeze(1)) * maskf
         error = None  # the factors' sampled error, measured for the log only
+        # C = A mix Bf^T with A computed from Xc exactly as Bf from Yc: when X == Y, A == Bf
+        # bit for bit, hence Q == R, equal children in equal order, at every level
         if cost == "sqeuclidean":
-            A, Bf = sqeuclidean_factors(Xc, Yc)  # (B, m, d + 2), exact
+            A, Bf, mix = symmetric_factors(Xc, Yc, cost)  # (B, m, d + 2), exact
         else:
-            A, Bf = euclidean_factors(Xc.double(), Yc.double(), min(cost_rank, m), mask)
+            A, Bf, mix = symmetric_factors(Xc.double(), Yc.double(), cost, min(cost_rank, m), mask)
             if log:  # its own stream: the subsolver's draws must not depend on log
                 error_gen = torch.Generator().manual_seed(seed + len(levels))
-                error = factor_error(A, Bf, Xc, Yc, cost, mask, error_gen)
-            A, Bf = A.to(Xp.dtype), Bf.to(Xp.dtype)  # (B, m, 2 min(cost_rank, m))
+                error = factor_error(A @ mix, Bf, Xc, Yc, cost, mask, error_gen)
+            A, Bf, mix = A.to(Xp.dtype), Bf.to(Xp.dtype), mix.to(Xp.dtype)  # k = 2 min(rank, m)
         k = A.shape[-1]
         A = (A * maskf).transpose(1, 2).contiguous()  # (B, k, m): the subsolver's layout
         Bf = (Bf * maskf).transpose(1, 2).contiguous()
         a = mask.to(Xp.dtype) / sizes.unsqueeze(1)  # (B, m)
         g = caps.to(Xp.dtype) / sizes.unsqueeze(1)  # (B, r)
         Q, R, objective, iterations, converged = _best_of_restarts(
-            A, Bf, a, g, restarts, gamma, max_iter, min_iter, inner_iter, tol, generator
+            A, Bf, mix, a, g, restarts, gamma, max_iter, min_iter, inner_iter, tol, generator
         )
         ix, iy = _split(ix, Q, caps), _split(iy, R, caps)
         work += 2.0 * restarts * (iterations + 1) * n * r * (2 * k + 4 * inner_iter + 4)

@@ -19,8 +19,9 @@ iteration costs ``O(m k r)`` time and ``O(m (k + r))`` memory. Mirror descent (t
     Q <- Proj_{Pi(a, g)}( Q * exp(-gamma_k grad_Q) ),  gamma_k = gamma / ||grad_Q||_range
 
 and the same for ``R``, both from the current ``(Q, R)`` (Jacobi order, so that identical clouds
-get identical splits); the projection is a few Sinkhorn iterations on the ``m x r`` kernel
-``Q * exp(-gamma_k grad_Q)``, whose previous scalings are already inside ``Q`` (a warm start).
+get identical splits: see ``_solve``'s ``mix``); the projection is a few Sinkhorn iterations
+on the ``m x r`` kernel ``Q * exp(-gamma_k grad_Q)``, whose previous scalings are already
+inside ``Q`` (a warm start).
 A last projection brings the column marginal to ``g`` within ``1e-5`` (relative, l1).
 ``||G||_range`` is ``max_i (max_z G_iz - min_z G_iz)``: a row-constant part of the gradient
 (``|x_i|^2`` for the squared Euclidean cost) does not change the projection, so it must not
@@ -68,14 +69,24 @@ def _products(A, B, Q, R):
     return torch.bmm(Q, A.transpose(1, 2)), torch.bmm(R, B.transpose(1, 2))
 
 
+def _mixed(P, mix):
+    """``P M`` for the products P (B, r, k) and the symmetric ``mix`` M (k, k); P if M is None."""
+    return P if mix is None else torch.matmul(P, mix)
+
+
 def _objective_of(AtQ, BtR, g):
-    """<C, Q diag(1/g) R^T> = sum_z (A^T q_z) . (B^T r_z) / g_z from the products: (B,)."""
+    """<C, Q diag(1/g) R^T> = sum_z (A^T q_z) . (B^T r_z) / g_z from the products: (B,).
+
+    With a ``mix`` M (``C = A^T M B``), pass ``_mixed(AtQ, M)`` as ``AtQ``.
+    """
     return ((AtQ * BtR).sum(-1) / g).sum(-1)
 
 
-def _objective(A, B, Q, R, g):
-    """<C, Q diag(1/g) R^T> for C = A^T B (cluster-major factors (B, k, m)), batched: (B,)."""
-    return _objective_of(*_products(A, B, Q, R), g)
+def _objective(A, B, Q, R, g, mix=None):
+    """<C, Q diag(1/g) R^T> for C = A^T B (cluster-major factors (B, k, m)), or C = A^T M B
+    with ``mix`` M (k, k), batched: (B,)."""
+    AtQ, BtR = _products(A, B, Q, R)
+    return _objective_of(_mixed(AtQ, mix), BtR, g)
 
 
 def _mirror_step(G, P, a, g, gamma: float, inner: int):
@@ -92,13 +103,23 @@ def _mirror_step(G, P, a, g, gamma: float, inner: int):
     return _project(K, a, g, inner)
 
 
-def _solve(A, B, a, b, g, *, gamma, max_iter, min_iter, inner_iter, tol, generator):
+def _solve(A, B, a, b, g, *, gamma, max_iter, min_iter, inner_iter, tol, generator, mix=None):
     """The batched solver on torch tensors, in a cluster-major layout.
 
-    A, B (Bt, k, m): the factors transposed, ``C = A^T B``; a, b (Bt, m); g (Bt, r). Returns
-    Q, R of shape (Bt, r, m), i.e. the (m, r) factors transposed: with r of 2-16 columns, every
-    product then runs along the long axis m (matrix-vector and k x m products), which on CPU
-    is 3-4x faster than the same products on (m, r) row-major tensors.
+    A, B (Bt, k, m): the factors transposed, ``C = A^T B``, or ``C = A^T M B`` with ``mix`` M,
+    a symmetric (k, k) matrix; a, b (Bt, m); g (Bt, r). Returns Q, R of shape (Bt, r, m), i.e.
+    the (m, r) factors transposed: with r of 2-16 columns, every product then runs along the
+    long axis m (matrix-vector and k x m products), which on CPU is 3-4x faster than the same
+    products on (m, r) row-major tensors.
+
+    With a ``mix``, ``Q``'s update is computed from ``(A, R)`` by exactly the operations that
+    compute ``R``'s from ``(B, Q)`` (``grad_Q^T = (R B^T M) A``, ``grad_R^T = (Q A^T M) B``).
+    So when ``A == B`` and ``a == b`` bit for bit (identical clouds, factored by
+    ``costs.symmetric_factors``), ``Q == R`` bit for bit at every iteration, on any BLAS. The
+    plain form ``C = A^T B`` cannot give that for a symmetric ``C`` with ``A != B``: its two
+    gradients add the same terms in different orders, their float32 roundings differ (1e-8
+    after 200 iterations), and a near-tie in the split then sends a point, or only the order
+    of a child's points, differently on the two sides.
     """
     batch, _, m = A.shape
     r = g.shape[1]
@@ -107,19 +128,21 @@ def _solve(A, B, a, b, g, *, gamma, max_iter, min_iter, inner_iter, tol, generat
     R = _project(start.clone(), b, g, 4 * inner_iter)
     Q = _project(start, a, g, 4 * inner_iter)
     AtQ, BtR = _products(A, B, Q, R)  # (Bt, r, k) each
+    AtQ = _mixed(AtQ, mix)  # with a mix, (A^T Q)^T M: what grad_R and the objective need
     previous = _objective_of(AtQ, BtR, g)
     history = [previous]
     converged, it = False, 0
     inv_g = (1.0 / g).unsqueeze(-1)  # (Bt, r, 1)
     for it in range(1, max_iter + 1):
-        # Jacobi order: both gradients at the current (Q, R), as in FRLC; with A = B and
-        # a = b the iterates stay symmetric, so identical clouds are split identically.
-        # grad_Q^T = diag(1/g) (B^T R)^T A^T, grad_R^T = diag(1/g) (A^T Q)^T B^T: (Bt, r, m)
+        # Jacobi order: both gradients at the current (Q, R), as in FRLC; with A = B, a = b
+        # and a mix, the iterates stay equal, so identical clouds are split identically.
+        # grad_Q^T = diag(1/g) (B^T R)^T M A^T, grad_R^T = diag(1/g) (A^T Q)^T M B^T: (Bt, r, m)
         Q, R = (
-            _mirror_step(torch.bmm(BtR, A).mul_(inv_g), Q, a, g, gamma, inner_iter),
+            _mirror_step(torch.bmm(_mixed(BtR, mix), A).mul_(inv_g), Q, a, g, gamma, inner_iter),
             _mirror_step(torch.bmm(AtQ, B).mul_(inv_g), R, b, g, gamma, inner_iter),
         )
         AtQ, BtR = _products(A, B, Q, R)  # the objective's products are the next gradients'
+        AtQ = _mixed(AtQ, mix)
         value = _objective_of(AtQ, BtR, g)
         history.append(value)
         # the stopping test reads the batch's total objective (a HiRef level's LR cost)
