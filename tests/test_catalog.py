@@ -52,3 +52,15 @@ def test_readme_table_agrees_with_the_catalog():
 def test_every_implemented_paper_has_a_readme():
     for slug in catalog.implemented():
         assert catalog.card(slug).readme(), slug
+
+
+def test_cards_name_the_paper_its_authors_venue_and_link():
+    for c in catalog.cards():
+        assert c.venue.startswith("ICML 2025"), c.slug
+        assert c.link == "" or re.fullmatch(
+            r"https://(arxiv\.org/abs/\d{4}\.\d{4,5}|openreview\.net/forum\?id=[\w-]+"
+            r"|proceedings\.mlr\.press/\S+)",
+            c.link,
+        ), c.link
+        if c.status == catalog.IMPLEMENTED:
+            assert c.paper_title and c.authors and c.link, c.slug

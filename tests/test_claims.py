@@ -39,6 +39,9 @@ def test_evaluate_keeps_the_declared_order_and_serialises():
     assert [v.claim.id for v in verdicts] == ["b", "a"]
     assert [v.verdict for v in verdicts] == [REPRODUCED, NOT_REPRODUCED]
     assert verdicts[1].to_dict() == {
+        "kind": "claim",
+        "paper_value": "",
+        "source": "",
         "id": "a",
         "statement": "s",
         "metric": "y",
@@ -63,3 +66,42 @@ def test_malformed_claims_are_refused(kwargs, word):
     fields = {"id": "a", "statement": "s", "metric": "m", "comparison": ">=", "threshold": 1.0}
     with pytest.raises(ValueError, match=word):
         Claim(**{**fields, **kwargs})
+
+
+def test_checks_are_judged_apart_and_counted_apart():
+    from icml25.lab.claims import FAILS, HOLDS, INCOMPLETE, headline, tally
+
+    claims = [
+        Claim("a", "s", "x", ">=", 1.0),
+        Claim("b", "s", "y", ">=", 1.0, kind="check"),
+        Claim("c", "s", "z", ">=", 1.0, kind="check"),
+    ]
+    verdicts = evaluate(claims, {"x": 2.0, "y": 2.0, "z": 0.0})
+    assert [v.verdict for v in verdicts] == [REPRODUCED, HOLDS, FAILS]
+    counts = tally(v.to_dict() for v in verdicts)
+    assert (counts["claims"], counts["reproduced"], counts["checks"], counts["checks_hold"]) == (
+        1,
+        1,
+        2,
+        1,
+    )
+    assert headline(counts) == "1 of 1 claims reproduced, 1 of 2 checks hold"
+    partial = evaluate(claims, {"x": 2.0, "y": 2.0, "z": 2.0}, complete=False)
+    assert {v.verdict for v in partial} == {INCOMPLETE} and all(v.measured is None for v in partial)
+    assert (
+        headline(tally(v.to_dict() for v in partial))
+        == "1 of 1 claims incomplete, 2 checks incomplete"
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, word",
+    [
+        ({"kind": "lemma"}, "kind"),
+        ({"paper_value": 1.0}, "paper_value"),
+        ({"source": None}, "source"),
+    ],
+)
+def test_malformed_claim_fields_are_refused(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        Claim("a", "s", "m", ">=", 1.0, **kwargs)

@@ -6,7 +6,7 @@ import pytest
 
 from icml25.lab import catalog, runner, store
 from icml25.lab.claims import NOT_MEASURED
-from icml25.lab.reproduction import SCALE_NAMES, cell_key, load
+from icml25.lab.reproduction import SCALE_NAMES, cell_key, load, load_claims
 
 
 @pytest.fixture(scope="module", params=catalog.implemented())
@@ -21,6 +21,7 @@ def smoke_twice(request, tmp_path_factory):
 def test_claims_and_scales_are_well_formed(smoke_twice):
     slug, *_ = smoke_twice
     repro = load(slug)
+    assert repro.claims == load_claims(slug)  # claims.py, read without the paper's package
     assert set(repro.scales) == set(SCALE_NAMES)
     for scale in SCALE_NAMES:
         cells = repro.cells(repro.config(scale))
@@ -33,6 +34,7 @@ def test_every_claimed_metric_is_measured(smoke_twice):
     _, _, summary, _ = smoke_twice
     assert summary["cells"]["failed"] == 0, summary["failures"]
     assert summary["summary_error"] is None, summary["summary_error"]
+    assert summary["complete"]
     for claim in summary["claims"]:
         assert claim["verdict"] != NOT_MEASURED, claim["metric"]
 
@@ -45,7 +47,8 @@ def test_same_seed_same_numbers_whatever_the_worker_count(smoke_twice):
 
 def test_summary_json_round_trips(smoke_twice):
     slug, out, summary, _ = smoke_twice
-    on_disk = store.read_summary(out, slug, "smoke")
+    on_disk = store.read_summary(store.summary_path(out, slug, "smoke", 0))
     assert on_disk == json.loads(json.dumps(summary))
     for figure in summary["figures"]:
-        assert (store.scale_dir(out, slug, "smoke") / figure).is_file()
+        assert (store.run_dir(out, slug, "smoke", 0) / figure["path"]).is_file()
+        assert figure["caption"]

@@ -330,3 +330,25 @@ def test_a_second_run_on_the_same_folder_waits_and_computes_nothing_twice(tmp_pa
     assert second.returncode == 0, err
     total = finished["cells"]["total"]
     assert f"{total}/{total} cells ({total} cached, 0 failed)" in out
+
+
+def test_a_cell_whose_worker_died_is_a_failed_cell_with_the_reason(tmp_path, monkeypatch):
+    from icml25.lab import backends
+
+    real = backends.execute
+
+    def one_dies(fn, tasks, **kwargs):
+        for k, result, reason in real(fn, tasks, **kwargs):
+            if k == 2:
+                yield k, None, "the worker running this cell died twice (SIGKILL)"
+            else:
+                yield k, result, reason
+
+    monkeypatch.setattr(backends, "execute", one_dies)
+    summary = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    assert summary["cells"]["failed"] == 1 and not summary["complete"]
+    assert summary["failures"][0]["reason"] == "the worker running this cell died twice (SIGKILL)"
+    assert {c["verdict"] for c in summary["claims"]} == {INCOMPLETE}
+    monkeypatch.setattr(backends, "execute", real)
+    retried = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    assert retried["complete"] and retried["cells"]["computed"] == 1

@@ -27,10 +27,10 @@ class Card:
     seed_file: str
     code: str
     position_paper: bool
-    paper_title: str = ""
-    authors: str = ""
-    venue: str = ""
-    link: str = ""
+    paper_title: str  # the paper's own title ("" only where no source was found)
+    authors: str
+    venue: str
+    link: str  # arXiv, OpenReview or PMLR
 
     @property
     def status(self) -> str:

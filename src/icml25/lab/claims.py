@@ -134,16 +134,17 @@ def tally(verdicts: Iterable[Mapping]) -> dict[str, int]:
 
 def headline(counts: Mapping[str, int]) -> str:
     """One line, e.g. ``5 of 6 claims reproduced, 2 checks hold``."""
-    parts = [f"{counts['reproduced']} of {counts['claims']} claims reproduced"]
     if counts["incomplete"]:
         parts = [f"{counts['incomplete']} of {counts['claims']} claims incomplete"]
-    elif counts["not_measured"]:
-        parts.append(f"{counts['not_measured']} not measured")
-    if counts["checks"]:
-        if counts["checks_hold"] == counts["checks"] == 1:
-            parts.append("1 check holds")
-        elif counts["checks_hold"] == counts["checks"]:
-            parts.append(f"{counts['checks']} checks hold")
-        else:
-            parts.append(f"{counts['checks_hold']} of {counts['checks']} checks hold")
+    else:
+        parts = [f"{counts['reproduced']} of {counts['claims']} claims reproduced"]
+        if counts["not_measured"]:
+            parts.append(f"{counts['not_measured']} not measured")
+    n, hold = counts["checks"], counts["checks_hold"]
+    if n and counts["incomplete"]:
+        parts.append(f"{n} check{'s' * (n > 1)} incomplete")
+    elif n and hold == n:
+        parts.append("1 check holds" if n == 1 else f"{n} checks hold")
+    elif n:
+        parts.append(f"{hold} of {n} checks hold")
     return ", ".join(parts)

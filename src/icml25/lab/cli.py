@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import textwrap
 from pathlib import Path
 
 import click
@@ -22,6 +23,7 @@ from icml25.lab.reproduction import SCALE_NAMES, load_claims, tolerances
 DEFAULT_RUNS = "runs"
 DEFAULT_TOLERANCE = 1e-6  # relative, for --compare, unless the paper's claims.py says otherwise
 GOOD = {"reproduced", "holds"}
+SHOWN_FAILURES = 5  # failed cells printed per paper; summary.json has them all
 
 
 class InputError(click.ClickException):
@@ -79,8 +81,11 @@ def _echo_verdicts(summary: dict, err: bool = False) -> None:
             f"{v['threshold']:g}: {v['verdict']}{paper}",
             err=err,
         )
-    for failure in summary.get("failures", []):
+    failures = summary.get("failures", [])
+    for failure in failures[:SHOWN_FAILURES]:
         click.echo(f"  failed cell {json.dumps(failure['cell'])}: {failure['reason']}", err=err)
+    if len(failures) > SHOWN_FAILURES:
+        click.echo(f"  ... and {len(failures) - SHOWN_FAILURES} more failed cells", err=err)
     if summary.get("summary_error"):
         last = summary["summary_error"].strip().splitlines()[-1]
         click.echo(f"  the summary failed: {last}", err=err)
@@ -185,15 +190,16 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
         click.echo(f"       {card.link}")
     if card.code:
         click.echo(f"official code: {card.code_url}")
-    click.echo(f"area: {card.area}    status: {card.status}\n\n{card.summary}\n")
+    click.echo(f"area: {card.area}    status: {card.status}\n\n{textwrap.fill(card.summary, 99)}\n")
     for claim in claims:
         kind = "check" if claim["kind"] == "check" else "claim"
         paper = f" [paper: {claim['paper_value']}" if claim["paper_value"] else ""
         paper += f", {claim['source']}]" if claim["source"] and paper else ("]" if paper else "")
-        click.echo(
+        line = (
             f"{kind} ({claim['id']}) {claim['metric']} {claim['comparison']} "
             f"{claim['threshold']:g}: {claim['statement']}{paper}"
         )
+        click.echo(textwrap.fill(line, 99, subsequent_indent="    "))
     for summary in found:
         prov = summary["provenance"]
         commit = (prov["commit"] or "no git")[:10] + (" (dirty)" if prov["dirty"] else "")

@@ -38,7 +38,7 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from icml25.lab import catalog, store
+from icml25.lab import backends, catalog, store
 from icml25.lab.claims import evaluate, tally
 from icml25.lab.reproduction import (
     SCALE_NAMES,
@@ -52,7 +52,7 @@ from icml25.lab.reproduction import (
     module_path,
 )
 
-BACKENDS = ("loky", "dask", "ray")
+BACKENDS = backends.BACKENDS
 PROVENANCE_PACKAGES = ("numpy", "scipy", "torch", "POT", "joblib")
 
 
@@ -96,8 +96,7 @@ def run(
     tell = on_message or (lambda line: None)
     context = {
         "command": command or shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-        "backend": backend,
-        "address": address,
+        **backends.describe(backend, address, jobs),  # backend, address, workers
         "jobs": jobs,
         "started": _now(),
     }
@@ -114,7 +113,9 @@ def run(
         if tasks:
             show = sys.stderr.isatty() if progress is None else progress
             bar = tqdm(total=len(tasks), desc=f"icml25 {scale}", unit="cell", disable=not show)
-            outcomes = _interim_execute(_execute, tasks, jobs=jobs)
+            outcomes = backends.execute(
+                _execute, tasks, backend=backend, address=address, jobs=jobs
+            )
             with contextlib.closing(outcomes), bar:
                 for k, result, reason in outcomes:
                     slug, index = tasks[k][0], tasks[k][1]
@@ -417,15 +418,3 @@ def _versions() -> dict[str, str | None]:
         except importlib.metadata.PackageNotFoundError:
             versions[name] = None
     return versions
-
-
-def _interim_execute(fn, tasks, jobs):  # TODO(lead): replaced by backends.execute
-    import joblib
-
-    n = jobs if jobs and jobs > 0 else os.cpu_count() or 1
-    threads = max(1, (os.cpu_count() or 1) // n) if n > 1 else None
-    order = {(t[0], t[1]): k for k, t in enumerate(tasks)}
-    with joblib.parallel_config(backend="loky"):
-        parallel = joblib.Parallel(n_jobs=n, return_as="generator_unordered")
-        for result in parallel(joblib.delayed(fn)(*t, threads) for t in tasks):
-            yield order[(result[0], result[1])], result, None

@@ -1,0 +1,349 @@
+"""The backends: a worker that dies fails its own cell only, an interrupt leaves no worker
+behind, and dask (a cluster at an address) and Ray give the numbers loky gives.
+
+The tasks run by real workers live in a module written to a temporary folder: the workers import
+it from there (loky and dask's LocalCluster inherit ``sys.path``; dask's command-line workers
+and Ray's workers get it through ``PYTHONPATH``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from icml25.lab import backends, runner
+
+SLUG = "ipd_pavlov"
+KILLER = 2  # the task that kills its own worker
+TASKS = textwrap.dedent(
+    """
+    import os
+    import signal
+    import time
+    from pathlib import Path
+
+
+    def square(i, threads):
+        return i * i, threads
+
+
+    def die_if(i, killer, seconds, threads):
+        if i == killer:  # dies early, while the cell beside it still runs
+            time.sleep(seconds / 3)
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(seconds)
+        return i * i
+
+
+    def nap(i, seconds, folder, threads):
+        Path(folder, f"{i}.pid").write_text(str(os.getpid()))
+        time.sleep(seconds)
+        return i
+
+
+    def fail(i, threads):
+        raise ValueError(f"not a worker death {i}")
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def tasks(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """The task module, importable here and by every worker started after this fixture."""
+    folder = tmp_path_factory.mktemp("tasks")
+    (folder / "icml25_backend_tasks.py").write_text(TASKS)
+    path = os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH")) if p)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(folder))
+        patch.setenv("PYTHONPATH", path)
+        yield importlib.import_module("icml25_backend_tasks")
+        sys.modules.pop("icml25_backend_tasks", None)
+
+
+@pytest.fixture(scope="module")
+def loky_summary(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The smoke run of SLUG on two loky workers, the reference for the other backends."""
+    out = tmp_path_factory.mktemp("loky")
+    return runner.run([SLUG], scale="smoke", out=out, jobs=2, progress=False)[SLUG]
+
+
+def outcomes(iterator: Iterator) -> dict[int, tuple]:
+    """``{i: (result, reason)}`` from execute's outcomes, checking that each i comes once."""
+    found: dict[int, tuple] = {}
+    for i, result, reason in iterator:
+        assert i not in found
+        found[i] = (result, reason)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def wait_for(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {seconds} s")
+        time.sleep(0.05)
+
+
+# ------------------------------------------------------------------------ arguments, in-process
+
+
+@pytest.mark.parametrize(
+    "kwargs, word",
+    [
+        ({"backend": "spark"}, "backend must be one of loky, dask, ray, got 'spark'"),
+        ({"jobs": 0}, "jobs"),
+        ({"jobs": 1.5}, "jobs"),
+        ({"jobs": True}, "jobs"),
+        ({"address": "tcp://here:8786"}, "address"),
+        ({"backend": "dask", "address": ""}, "address"),
+    ],
+)
+def test_bad_arguments_name_themselves(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        backends.execute(divmod, [(1, 2)], **kwargs)
+    with pytest.raises(ValueError, match=word):
+        backends.describe(kwargs.get("backend", "loky"), kwargs.get("address"), kwargs.get("jobs"))
+
+
+def test_one_job_runs_in_this_process_with_the_callers_threads():
+    def where(i, threads):  # a closure: it could not be sent to a worker
+        return os.getpid(), threads
+
+    found = outcomes(backends.execute(where, [(i,) for i in range(3)], jobs=1))
+    assert found == {i: ((os.getpid(), None), None) for i in range(3)}
+
+
+def test_no_task_starts_nothing():
+    running = backends.execute(divmod, [], backend="dask", address="tcp://nowhere:1")
+    running.close()
+    assert list(running) == []
+
+
+def test_describe_a_local_pool():
+    cores = os.cpu_count() or 1
+    assert backends.describe("loky", None, 3) == {"backend": "loky", "address": None, "workers": 3}
+    assert backends.describe("loky", None, None)["workers"] == cores
+    assert backends.describe("dask", None, -1)["workers"] == cores
+    assert backends.describe("loky", None, -cores - 5)["workers"] == 1
+
+
+def test_a_missing_extra_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ImportError, match=r"pip install 'icml25\[ray\]'"):
+        backends.execute(divmod, [(1, 2)], backend="ray")
+
+
+# ------------------------------------------------------------------------------------------ loky
+
+
+def test_loky_a_cell_that_kills_its_worker_fails_alone(tasks):
+    # the killer dies while another cell runs beside it: that one must be rerun, not blamed
+    work = [(i, KILLER, 0.3) for i in range(6)]
+    found = outcomes(backends.execute(tasks.die_if, work, jobs=2))
+    assert {i: found[i] for i in found if i != KILLER} == {
+        i: (i * i, None) for i in range(6) if i != KILLER
+    }
+    result, reason = found[KILLER]
+    assert result is None
+    assert "died twice" in reason and "SIGKILL" in reason and "\n" not in reason
+
+
+def test_loky_shares_the_cores_and_reraises_other_errors(tasks):
+    found = outcomes(backends.execute(tasks.square, [(i,) for i in range(3)], jobs=2))
+    assert found == {i: ((i * i, max(1, (os.cpu_count() or 1) // 2)), None) for i in range(3)}
+    with pytest.raises(ValueError, match="not a worker death"):
+        list(backends.execute(tasks.fail, [(0,), (1,)], jobs=2))
+
+
+@pytest.mark.parametrize("how", ["close", "interrupt"])
+def test_loky_stopping_early_leaves_no_worker(tasks, tmp_path, how):
+    work = [(0, 0.0, str(tmp_path))] + [(i, 60.0, str(tmp_path)) for i in range(1, 5)]
+    running = backends.execute(tasks.nap, work, jobs=2)
+
+    def pids() -> list[int]:
+        return [int(p.read_text()) for p in tmp_path.glob("*.pid") if p.read_text()]
+
+    def both_busy() -> bool:  # cell 0 has finished and two long ones are running
+        return len(pids()) == 3
+
+    began = time.monotonic()
+    if how == "close":
+        assert next(running) == (0, 0, None)
+        wait_for(both_busy, 60, "two long cells running")
+        running.close()
+    else:
+        main = threading.main_thread().ident
+
+        def interrupt() -> None:
+            wait_for(both_busy, 60, "two long cells running")
+            signal.pthread_kill(main, signal.SIGINT)  # what Ctrl-C does
+
+        threading.Thread(target=interrupt, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            list(running)
+    assert time.monotonic() - began < 30  # the 60 s cells were not waited for
+    wait_for(lambda: not any(alive(pid) for pid in pids()), 10, "the workers' end")
+
+
+# ------------------------------------------------------------------------------------------ dask
+
+
+@pytest.fixture(scope="module")
+def dask_address(tasks, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A scheduler and two one-thread workers started from the command line, as a user would."""
+    distributed = pytest.importorskip("distributed")
+    folder = tmp_path_factory.mktemp("dask")
+    file = folder / "scheduler.json"
+    dask = str(Path(sys.executable).parent / "dask")
+    quiet = ["--no-dashboard", "--dashboard-address", ":0", "--scheduler-file", str(file)]
+    commands = [
+        [dask, "scheduler", "--port", "0", *quiet],
+        [dask, "worker", "--nworkers", "2", "--nthreads", "1", *quiet],
+    ]
+    processes = []
+    try:
+        for n, command in enumerate(commands):
+            with open(folder / f"{n}.log", "w") as log:  # the process keeps its own copy
+                processes.append(
+                    subprocess.Popen(command, stdout=log, stderr=log, start_new_session=True)
+                )
+        scheduler = processes[0]
+        wait_for(lambda: file.exists() or scheduler.poll() is not None, 60, "the scheduler file")
+        assert file.exists(), (folder / "0.log").read_text()  # else the scheduler died
+        with distributed.Client(scheduler_file=str(file), timeout=60) as client:
+            client.wait_for_workers(2, timeout=60)
+            address = client.scheduler.address
+        yield address
+    finally:
+        for process in reversed(processes):  # workers first, then the scheduler
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def test_dask_at_an_address_shares_each_hosts_cores(tasks, dask_address):
+    # both workers are on this host: each cell gets half of its cores
+    found = outcomes(
+        backends.execute(
+            tasks.square, [(i,) for i in range(4)], backend="dask", address=dask_address
+        )
+    )
+    assert found == {i: ((i * i, max(1, (os.cpu_count() or 1) // 2)), None) for i in range(4)}
+    described = backends.describe("dask", dask_address, None)
+    assert described == {"backend": "dask", "address": dask_address, "workers": 2}
+
+
+def test_dask_at_an_address_gives_the_loky_numbers(
+    dask_address, loky_summary, tmp_path, monkeypatch
+):
+    """Needs the runner on backends.execute."""
+    import distributed
+
+    submitted = []
+    submit = distributed.Client.submit
+
+    def spy(self, *args, **kwargs):
+        submitted.append(args[0])
+        return submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "submit", spy)
+    summary = runner.run(
+        [SLUG], scale="smoke", out=tmp_path, backend="dask", address=dask_address, progress=False
+    )[SLUG]
+    assert len(submitted) == summary["cells"]["total"]  # the cells ran on the cluster
+    assert summary["cells"]["failed"] == 0
+    assert summary["measurements"] == loky_summary["measurements"]
+
+
+def test_dask_a_cell_that_kills_its_workers_fails_and_the_others_finish(tasks):
+    pytest.importorskip("distributed")
+    work = [(i, KILLER, 0.2) for i in range(4)]
+    found = outcomes(backends.execute(tasks.die_if, work, backend="dask", jobs=2))
+    assert {i: found[i] for i in found if i != KILLER} == {
+        i: (i * i, None) for i in range(4) if i != KILLER
+    }
+    result, reason = found[KILLER]
+    assert result is None
+    assert "died twice" in reason and "KilledWorker" in reason and "\n" not in reason
+
+
+# ------------------------------------------------------------------------------------------- ray
+
+
+def test_ray_shuts_down_the_session_it_started(tasks):
+    ray = pytest.importorskip("ray")
+    if ray.is_initialized():
+        pytest.skip("a Ray session is running already")
+    found = outcomes(
+        backends.execute(tasks.square, [(i,) for i in range(3)], backend="ray", jobs=2)
+    )
+    assert found == {i: ((i * i, 1), None) for i in range(3)}
+    assert not ray.is_initialized()
+
+
+@pytest.fixture(scope="module")
+def ray_session(tasks) -> Iterator:
+    """A Ray session started by the caller (two CPUs), as a user of the library would."""
+    ray = pytest.importorskip("ray")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def test_ray_leaves_the_callers_session_running(tasks, ray_session):
+    found = outcomes(backends.execute(tasks.square, [(i,) for i in range(4)], backend="ray"))
+    assert found == {i: ((i * i, 1), None) for i in range(4)}
+    assert ray_session.is_initialized()
+    assert backends.describe("ray", None, 7) == {"backend": "ray", "address": None, "workers": 2}
+
+
+def test_ray_a_cell_that_kills_its_worker_fails_and_the_others_finish(tasks, ray_session):
+    work = [(i, KILLER, 0.0) for i in range(4)]
+    found = outcomes(backends.execute(tasks.die_if, work, backend="ray"))
+    assert {i: found[i] for i in found if i != KILLER} == {
+        i: (i * i, None) for i in range(4) if i != KILLER
+    }
+    result, reason = found[KILLER]
+    assert result is None
+    assert "died twice" in reason and "WorkerCrashedError" in reason and "\n" not in reason
+    assert ray_session.is_initialized()
+
+
+def test_ray_gives_the_loky_numbers(ray_session, loky_summary, tmp_path, monkeypatch):
+    """Needs the runner on backends.execute."""
+    wrapped = []
+    remote = ray_session.remote
+
+    def spy(*args, **kwargs):
+        wrapped.append(kwargs)
+        return remote(*args, **kwargs)
+
+    monkeypatch.setattr(ray_session, "remote", spy)
+    summary = runner.run([SLUG], scale="smoke", out=tmp_path, backend="ray", progress=False)[SLUG]
+    assert wrapped  # the cells ran as Ray tasks
+    assert summary["cells"]["failed"] == 0
+    assert summary["measurements"] == loky_summary["measurements"]
+    assert ray_session.is_initialized()
