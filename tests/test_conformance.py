@@ -6,7 +6,7 @@ import pytest
 
 from icml25.lab import catalog, runner, store
 from icml25.lab.claims import NOT_MEASURED
-from icml25.lab.reproduction import SCALE_NAMES, cell_key, load, load_claims
+from icml25.lab.reproduction import SCALE_NAMES, cell_key, load, load_claims, tolerances
 
 
 @pytest.fixture(scope="module", params=catalog.implemented())
@@ -52,3 +52,10 @@ def test_summary_json_round_trips(smoke_twice):
     for figure in summary["figures"]:
         assert (store.run_dir(out, slug, "smoke", 0) / figure["path"]).is_file()
         assert figure["caption"]
+
+
+def test_compare_tolerances_name_measured_metrics(smoke_twice):
+    slug, _, summary, _ = smoke_twice
+    for metric, rtol in tolerances(slug).items():
+        assert metric in summary["measurements"], metric
+        assert rtol is None or rtol > 0, (metric, rtol)

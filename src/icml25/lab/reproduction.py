@@ -8,8 +8,10 @@ A paper's reproduction is two modules. ``icml25/<slug>/claims.py`` defines
     without importing the paper's package (and its torch);
 
 and may define ``TOLERANCES``, a dict ``{metric: relative tolerance}`` for the measurements
-that ``icml25 run --compare`` may not expect to repeat to the default 1e-6 (times, for
-example). ``icml25.<slug>.reproduce`` defines
+that ``icml25 run --compare`` may not expect to repeat to the default 1e-6; ``None`` marks a
+wall-clock measurement (a time, a throughput), shown beside the committed one but not compared.
+
+``icml25.<slug>.reproduce`` defines
 
 ``SCALES``
     a dict ``{"smoke": cfg, "default": cfg, "paper": cfg}`` of frozen config dataclasses;
@@ -19,8 +21,9 @@ example). ``icml25.<slug>.reproduce`` defines
     one cell's computation (a training run, a simulation, a solver call), seeded by ``seed``
     alone; it returns numbers, and arrays for the figures;
 ``summarize(config, results) -> Summary``
-    ``results`` is a list of ``(cell, output)`` pairs in the order of ``cells(config)``, for the
-    cells that finished; it returns the measurements and figures, never a verdict;
+    ``results`` is a list of ``(cell, output)`` pairs in the order of ``cells(config)``; the
+    runner calls it only when every cell succeeded; it returns the measurements and figures,
+    never a verdict;
 
 and may define
 
@@ -113,8 +116,8 @@ def load_claims(slug: str) -> tuple[Claim, ...]:
     return claims
 
 
-def tolerances(slug: str) -> dict[str, float]:
-    """``{metric: relative tolerance}`` for ``--compare``, from the paper's claims.py."""
+def tolerances(slug: str) -> dict[str, float | None]:
+    """``{metric: relative tolerance or None}`` for ``--compare``, from the paper's claims.py."""
     return dict(getattr(claims_module(slug), "TOLERANCES", {}))
 
 

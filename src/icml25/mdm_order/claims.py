@@ -62,3 +62,11 @@ CLAIMS = (
         source="Fig. 2",
     ),
 )
+
+# Wall-clock throughputs: `icml25 run mdm_order --compare` shows them, never compares them.
+TOLERANCES = {
+    "train_puzzles_per_second": None,
+    "decode_puzzles_per_second_vanilla": None,
+    "decode_puzzles_per_second_top_prob": None,
+    "decode_puzzles_per_second_top_margin": None,
+}
