@@ -257,7 +257,6 @@ def test_dask_at_an_address_shares_each_hosts_cores(tasks, dask_address):
 def test_dask_at_an_address_gives_the_loky_numbers(
     dask_address, loky_summary, tmp_path, monkeypatch
 ):
-    """Needs the runner on backends.execute."""
     import distributed
 
     submitted = []
@@ -333,7 +332,6 @@ def test_ray_a_cell_that_kills_its_worker_fails_and_the_others_finish(tasks, ray
 
 
 def test_ray_gives_the_loky_numbers(ray_session, loky_summary, tmp_path, monkeypatch):
-    """Needs the runner on backends.execute."""
     wrapped = []
     remote = ray_session.remote
 

@@ -54,9 +54,10 @@ def test_another_seed_does_not_reuse_cells(tmp_path):
     assert other["cells"]["cached"] == 0
 
 
-def test_edited_code_does_not_reuse_cells(tmp_path, monkeypatch):
+@pytest.mark.parametrize("fingerprint", ["code_fingerprint", "dependency_fingerprint"])
+def test_edited_code_or_upgraded_libraries_do_not_reuse_cells(tmp_path, monkeypatch, fingerprint):
     runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)
-    monkeypatch.setattr(runner, "code_fingerprint", lambda slug: "edited")
+    monkeypatch.setattr(runner, fingerprint, lambda slug: "edited")
     again = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
     assert again["cells"]["cached"] == 0
 
@@ -199,22 +200,6 @@ def test_bad_arguments_name_themselves(tmp_path, kwargs, word):
         runner.run(kwargs.pop("slugs"), out=tmp_path, **kwargs)
 
 
-def test_dask_backend_at_an_address(tmp_path):
-    distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
-        remote = runner.run(
-            [SLUG],
-            scale="smoke",
-            out=tmp_path / "remote",
-            backend="dask",
-            address=cluster.scheduler_address,
-        )[SLUG]
-    local = runner.run([SLUG], scale="smoke", out=tmp_path / "local", jobs=1)[SLUG]
-    assert remote["measurements"] == local["measurements"]
-
-
 def test_cell_threads_limit_a_cell_and_are_restored(monkeypatch):
     import types
 
@@ -252,13 +237,6 @@ def test_seeds_live_side_by_side(tmp_path):
     assert len(cell_files(tmp_path, seed=0)) == len(cell_files(tmp_path, seed=1)) > 0
     for seed in (0, 1):
         assert (tmp_path / SLUG / "smoke" / f"seed-{seed}" / "summary.json").is_file()
-
-
-def test_upgraded_dependencies_do_not_reuse_cells(tmp_path, monkeypatch):
-    runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)
-    monkeypatch.setattr(runner, "dependency_fingerprint", lambda slug: "numpy-99")
-    again = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
-    assert again["cells"]["cached"] == 0
 
 
 def test_dependency_versions_name_what_the_paper_imports():

@@ -1,8 +1,6 @@
-"""The claims of the hiref reproduction, declared before any run.
+"""The claims and checks of hiref, declared before any run.
 
-This file imports nothing but the lab's ``Claim``: the lab reads it without importing the
-paper's package, so that ``icml25 show`` needs no torch. It is not part of the cells'
-computation, and the code fingerprint leaves it out: editing a claim re-judges cached cells.
+The protocol is in ``icml25.lab.reproduction``.
 """
 
 from icml25.lab.claims import Claim

@@ -1,8 +1,6 @@
-"""Claims declared before a run, and the verdicts computed from measurements.
+"""The claims and checks of lab, declared before any run.
 
-A reproduction declares each claim of its paper as data: which measured metric it reads, a
-comparison and a threshold. The machinery, never the reproduction, turns a measurement into a
-verdict, so a threshold cannot move after the numbers are in.
+The protocol is in ``icml25.lab.reproduction``.
 """
 
 from __future__ import annotations
