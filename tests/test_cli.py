@@ -14,6 +14,15 @@ from icml25.lab.cli import main
 SLUG = "ipd_pavlov"
 
 
+@pytest.fixture(autouse=True)
+def no_committed_results(tmp_path_factory, monkeypatch):
+    """The tests see only their own runs, not the results shipped in the package."""
+    from icml25.lab import store
+
+    empty = tmp_path_factory.mktemp("no-results")
+    monkeypatch.setattr(store, "results_dir", lambda: empty)
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     out = tmp_path_factory.mktemp("runs")
@@ -219,3 +228,17 @@ def test_ctrl_c_exits_130_and_keeps_finished_cells(tmp_path):
     assert process.returncode == 130, err
     assert b"interrupted" in err and b"Traceback" not in err
     assert len(list(cells.glob("*.json"))) >= 2
+
+
+def test_list_and_show_the_committed_results_after_install(tmp_path, monkeypatch, capsys):
+    from icml25.lab import store
+
+    monkeypatch.undo()  # the real results shipped in the package
+    committed = store.read_summary(store.summary_path(store.results_dir(), SLUG, "default", 0))
+    assert main(["list", "--runs", str(tmp_path)]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(SLUG))
+    counts = committed["counts"]
+    assert "default seed 0 committed" in row
+    assert f"{counts['reproduced']}/{counts['claims']} claims" in row
+    assert main(["show", SLUG, "--runs", str(tmp_path)]) == 0
+    assert "committed: scale default, seed 0" in capsys.readouterr().out
