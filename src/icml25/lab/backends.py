@@ -234,8 +234,8 @@ def _run_loky(
     finally:
         for future in running:
             future.cancel()
-        if executor is not None:
-            executor.shutdown(wait=True, kill_workers=True)
+        if executor is not None:  # idle workers exit cleanly; busy ones (interrupted) are killed
+            executor.shutdown(wait=True, kill_workers=bool(running))
 
 
 _SIGNAL_HINTS = {

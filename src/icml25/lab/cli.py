@@ -144,7 +144,7 @@ def list_(runs: str | None, as_json: bool) -> None:
         ]
         click.echo(json.dumps(data, indent=2))
         return
-    table = [("slug", "status", "shown", "verdicts")]
+    table = [("slug", "status", "shown", "claims reproduced, checks that hold")]
     table += [(c.slug, c.status, _where(s) if s else "", _compact(s)) for c, s in rows]
     widths = [max(len(r[i]) for r in table) for i in range(3)]
     for row in table:
