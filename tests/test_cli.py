@@ -1,4 +1,5 @@
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -214,8 +215,13 @@ def test_python_m_icml25_and_show_without_torch():
     assert "claim (a)" in done.stdout and "check (b)" in done.stdout
 
 
-def test_ctrl_c_exits_130_and_keeps_finished_cells(tmp_path):
-    command = [sys.executable, "-m", "icml25", "run", SLUG, "--scale", "default", "--jobs", "1"]
+@pytest.mark.parametrize(
+    "jobs, signum, code", [("1", signal.SIGINT, 130), ("2", signal.SIGTERM, 143)]
+)
+def test_ctrl_c_or_sigterm_stops_keeps_finished_cells_and_leaves_no_worker(
+    tmp_path, jobs, signum, code
+):
+    command = [sys.executable, "-m", "icml25", "run", SLUG, "--scale", "default", "--jobs", jobs]
     process = subprocess.Popen(
         [*command, "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
@@ -223,11 +229,26 @@ def test_ctrl_c_exits_130_and_keeps_finished_cells(tmp_path):
     deadline = time.monotonic() + 60
     while len(list(cells.glob("*.json"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
+    workers = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True)
+    workers = [int(pid) for pid in workers.stdout.split()]
+    assert len(workers) >= (2 if jobs == "2" else 0)  # the workers (and loky's tracker)
+    process.send_signal(signum)
     _, err = process.communicate(timeout=60)
-    assert process.returncode == 130, err
-    assert b"interrupted" in err and b"Traceback" not in err
+    assert process.returncode == code, err
+    assert b"finished cells are kept on disk" in err and b"Traceback" not in err
     assert len(list(cells.glob("*.json"))) >= 2
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if _alive(pid)]  # stopped with it, not orphaned
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def test_list_and_show_the_committed_results_after_install(tmp_path, monkeypatch, capsys):

@@ -2,16 +2,18 @@
 
 Exit codes: 0 success; 1 a cell or a summary failed (or, with ``--strict``, a claim was not
 reproduced; with ``--compare``, a measurement disagreed with the committed one); 2 bad input
-or a file the command cannot write or read (one line on stderr, never a traceback); 130 Ctrl-C,
-with every finished cell kept on disk.
+or a file the command cannot write or read (one line on stderr, never a traceback); 130 Ctrl-C
+and 143 SIGTERM, with every finished cell kept on disk and the workers stopped.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import signal
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import click
@@ -346,8 +348,18 @@ def report(runs: str | None, out: str) -> None:
     click.echo(f"report: {index}")
 
 
+class Terminated(Exception):
+    """SIGTERM (a scheduler stopping the job): unwind like Ctrl-C, so workers are stopped."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         code = cli.main(args=argv, prog_name="icml25", standalone_mode=False)
         if isinstance(code, int):  # click returns an Exit's code when not standalone
@@ -357,6 +369,9 @@ def main(argv: list[str] | None = None) -> int:
     except (click.Abort, KeyboardInterrupt):
         click.echo("icml25: interrupted; finished cells are kept on disk", err=True)
         return 130
+    except Terminated:
+        click.echo("icml25: terminated; finished cells are kept on disk", err=True)
+        return 143
     except InputError as err:
         click.echo(f"icml25: error: {err.format_message()}", err=True)
         return err.exit_code
