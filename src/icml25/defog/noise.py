@@ -1,0 +1,80 @@
+"""DeFoG's noising process and time distortions (Qin, Madeira et al., ICML 2025, Sec. 3).
+
+Each node and each edge is an independent discrete variable on ``S`` states. The conditional
+probability path from the prior ``p_0`` to a data point ``x_1`` is the linear interpolation
+
+    p_t(x | x_1) = t delta(x, x_1) + (1 - t) p_0(x),      t in [0, 1],
+
+with time derivative ``d/dt p_t(x | x_1) = delta(x, x_1) - p_0(x)``. The prior ``p_0`` is the
+dataset's marginal (``"marginal"``, the default), ``"uniform"``, or ``"absorbing"`` (all mass
+on one extra virtual state, appended as the last category).
+
+A time distortion ``f`` maps uniform times to distorted ones, in training (where ``t`` is drawn)
+and in sampling (where the step grid ``t_k = f(k / K)`` is laid): ``identity`` ``f(t) = t``,
+``polydec`` ``f(t) = 2t - t^2`` (small steps near ``t = 1``), ``polyinc`` ``f(t) = t^2`` and
+``cos`` ``f(t) = (1 - cos(pi t)) / 2``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+__all__ = ["DISTORTIONS", "NOISES", "distort", "dt_p_t", "limit_distribution", "p_t"]
+
+NOISES = ("marginal", "uniform", "absorbing")
+DISTORTIONS = ("identity", "polydec", "polyinc", "cos")
+
+
+def limit_distribution(noise: str, marginal: torch.Tensor) -> torch.Tensor:
+    """The prior ``p_0`` over the states of one variable.
+
+    ``marginal`` is the data marginal ``(d,)``; the result has ``d`` states, or ``d + 1`` for
+    ``"absorbing"`` (the virtual absorbing state last).
+    """
+    if noise not in NOISES:
+        raise ValueError(f"noise must be one of {NOISES}, got {noise!r}")
+    marginal = torch.as_tensor(marginal, dtype=torch.float32)
+    if marginal.ndim != 1 or marginal.numel() < 1 or (marginal < 0).any():
+        raise ValueError(f"marginal must be a non-negative vector, got {marginal!r}")
+    d = marginal.numel()
+    if noise == "marginal":
+        return marginal / marginal.sum()
+    if noise == "uniform":
+        return torch.full((d,), 1.0 / d)
+    p0 = torch.zeros(d + 1)
+    p0[-1] = 1.0
+    return p0
+
+
+def p_t(x1: torch.Tensor, t: torch.Tensor | float, p0: torch.Tensor) -> torch.Tensor:
+    """Eq. (conditional path): ``p_t(. | x_1) = t onehot(x_1) + (1 - t) p_0``.
+
+    Shapes: ``x1`` ``(...)`` long labels, ``t`` a float or broadcastable to ``(...)``,
+    ``p0`` ``(S,)``; returns ``(..., S)``.
+    """
+    one_hot = torch.nn.functional.one_hot(x1, p0.numel()).to(p0.dtype)
+    t = torch.as_tensor(t, dtype=p0.dtype)
+    if t.ndim:
+        t = t[..., None]
+    return (t * one_hot + (1 - t) * p0).clamp(0.0, 1.0)
+
+
+def dt_p_t(x1: torch.Tensor, p0: torch.Tensor) -> torch.Tensor:
+    """``d/dt p_t(. | x_1) = onehot(x_1) - p_0``, shape ``(..., S)``."""
+    return torch.nn.functional.one_hot(x1, p0.numel()).to(p0.dtype) - p0
+
+
+def distort(t: torch.Tensor | float, distortion: str) -> torch.Tensor:
+    """The time distortion ``f(t)`` (identity, polydec, polyinc, cos) on ``t in [0, 1]``."""
+    t = torch.as_tensor(t, dtype=torch.float32)
+    if distortion == "identity":
+        return t
+    if distortion == "polydec":
+        return 2 * t - t**2
+    if distortion == "polyinc":
+        return t**2
+    if distortion == "cos":
+        return (1 - torch.cos(t * math.pi)) / 2
+    raise ValueError(f"distortion must be one of {DISTORTIONS}, got {distortion!r}")

@@ -1,0 +1,188 @@
+"""DeFoG's sampler: a CTMC from ``p_0`` to the data, with knobs chosen after training.
+
+Qin, Madeira et al., ICML 2025, Sec. 3.2 and 4. At time ``t`` the denoiser gives
+``p_theta(x_1 | G_t)``; one ``x_1`` is drawn from it for every node and edge, and the rate
+matrix from the current state ``x_t`` to a state ``j != x_t`` is
+
+    R_t(x_t, j | x_1) = R*_t + eta R^DB_t + R^TG_t,
+    R*_t    = ReLU(d_t p_t(j | x_1) - d_t p_t(x_t | x_1)) / (Z_t p_t(x_t | x_1)),
+    R^DB_t  = p_t(j | x_1)                       (the "general" detailed-balance design),
+    R^TG_t  = omega delta(j, x_1) / (Z_t p_t(x_t | x_1))     (for x_t != x_1),
+
+with ``Z_t`` the number of states with ``p_t(. | x_1) > 0`` (Eq. 4, Prop. 3.2, Eq. 6 of the
+paper; the forms are those of ``src/flow_matching/rate_matrix.py`` of the official code).
+An Euler step of length ``dt`` moves to ``j`` with probability ``R_t(x_t, j) dt`` and stays
+with ``1 - sum_j R_t(x_t, j) dt`` (clamped at 0, the row renormalised). The step grid is
+``t_k = f(k / K)`` for a time distortion ``f``; the last step draws ``G_1`` from
+``p_theta`` itself. Edges are drawn on the upper triangle and mirrored (diagonal empty), and the
+number of nodes of each graph is drawn from the training distribution.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import torch
+from torch import nn
+
+from icml25.common.validate import check_int, check_real
+from icml25.defog.noise import DISTORTIONS, distort, dt_p_t, p_t
+from icml25.defog.train import DeFoGModel, sample_edges
+
+__all__ = ["euler_step_probs", "rate_matrices", "sample", "to_networkx"]
+
+
+def rate_matrices(x_t, x1, t, p0, *, eta: float = 0.0, omega: float = 0.0):
+    """The three rate terms ``(R*, eta R^DB, R^TG)`` from ``x_t`` to every state ``j``.
+
+    Shapes: ``x_t``, ``x1`` ``(...)`` long labels; ``t`` a float or ``(...)``; ``p0`` ``(S,)``;
+    each returned tensor is ``(..., S)``. The entry at ``j = x_t`` is meaningless (the Euler
+    step overwrites it). Non-finite or huge rates, and rates out of states with
+    ``p_t(x_t | x_1) = 0`` or into states with ``p_t(j | x_1) = 0``, are set to 0 (as the
+    official code stabilises them).
+    """
+    pt = p_t(x1, t, p0)  # (..., S)
+    dtp = dt_p_t(x1, p0)  # (..., S)
+    pt_at = pt.gather(-1, x_t[..., None])  # (..., 1)
+    dtp_at = dtp.gather(-1, x_t[..., None])
+    Z = (pt > 0).sum(-1, keepdim=True).to(pt.dtype)  # (..., 1)
+    denom = Z * pt_at
+    r_star = torch.relu(dtp - dtp_at) / denom
+    r_db = eta * pt
+    target = nn.functional.one_hot(x1, p0.numel()).to(pt.dtype)
+    r_tg = omega * target * (x1 != x_t)[..., None] / denom
+    out = []
+    for R in (r_star, r_db, r_tg):
+        R = torch.nan_to_num(R, nan=0.0, posinf=0.0, neginf=0.0)
+        R = torch.where((R > 1e5) | (pt_at == 0) | (pt == 0), torch.zeros_like(R), R)
+        out.append(R)
+    return tuple(out)
+
+
+def euler_step_probs(R: torch.Tensor, x_t: torch.Tensor, dt: float) -> torch.Tensor:
+    """One Euler step of the CTMC: ``P(x_{t+dt} = j) = R(x_t, j) dt`` for ``j != x_t`` and
+    ``max(0, 1 - sum_{j != x_t} R(x_t, j) dt)`` for ``j = x_t`` (rows renormalised).
+
+    Shapes: ``R`` ``(..., S)``, ``x_t`` ``(...)`` -> ``(..., S)``.
+    """
+    step = (R * dt).scatter(-1, x_t[..., None], 0.0)
+    stay = (1.0 - step.sum(-1, keepdim=True)).clamp(min=0.0)
+    step = step.scatter(-1, x_t[..., None], stay)
+    return step / step.sum(-1, keepdim=True)
+
+
+def to_networkx(model: DeFoGModel, X: torch.Tensor, E: torch.Tensor, n: int) -> nx.Graph:
+    """One generated graph from labels ``X (n_max,)``, ``E (n_max, n_max)`` and its size ``n``."""
+    g = nx.Graph()
+    labelled_x = model.node_classes != [None]
+    for i in range(n):
+        g.add_node(i, **({"label": model.node_classes[int(X[i])]} if labelled_x else {}))
+    n_real = len(model.edge_classes)
+    labelled_e = len(model.edge_classes) > 2 or model.edge_classes[1] != 1
+    upper = torch.triu(E[:n, :n], diagonal=1)
+    for i, j in torch.nonzero((upper > 0) & (upper < n_real)).tolist():
+        attrs = {"label": model.edge_classes[int(upper[i, j])]} if labelled_e else {}
+        g.add_edge(i, j, **attrs)
+    return g
+
+
+@torch.no_grad()
+def sample(
+    model: DeFoGModel,
+    n_graphs: int,
+    *,
+    steps: int,
+    distortion: str = "identity",
+    eta: float = 0.0,
+    omega: float = 0.0,
+    seed: int = 0,
+    batch_size: int = 256,
+    n_nodes: int | None = None,
+    trace: dict | None = None,
+) -> list[nx.Graph]:
+    """Generate ``n_graphs`` graphs with ``steps`` Euler steps of the DeFoG CTMC.
+
+    Parameters
+    ----------
+    model : a trained :class:`~icml25.defog.train.DeFoGModel` (from ``fit``).
+    steps : number of Euler steps ``K >= 1``.
+    distortion : the sampling time distortion (identity, polydec, polyinc, cos).
+    eta : stochasticity ``eta >= 0`` (weight of ``R^DB``).
+    omega : target guidance ``omega >= 0``.
+    seed : seeds a ``numpy.random.Generator`` (node counts) and a ``torch.Generator``.
+    n_nodes : a fixed number of nodes for every graph (default: drawn from training).
+    trace : a dict to fill with the mean rate of each term per step over the real edge
+        variables (``t``, ``R*``, ``R^DB``, ``R^TG``), for diagnostics.
+    """
+    if not isinstance(model, DeFoGModel):
+        raise ValueError(f"model must be a trained DeFoGModel, got {type(model).__name__}")
+    n_graphs = check_int("n_graphs", n_graphs, minimum=1)
+    steps = check_int("steps", steps, minimum=1)
+    eta = check_real("eta", eta, low=0.0, high=float("inf"), high_open=True)
+    omega = check_real("omega", omega, low=0.0, high=float("inf"), high_open=True)
+    seed = check_int("seed", seed, minimum=0)
+    batch_size = check_int("batch_size", batch_size, minimum=1)
+    if distortion not in DISTORTIONS:
+        raise ValueError(f"distortion must be one of {DISTORTIONS}, got {distortion!r}")
+    rng = np.random.default_rng(seed)
+    if n_nodes is None:
+        counts = model.node_counts.numpy()
+        sizes = rng.choice(len(counts), size=n_graphs, p=counts / counts.sum())
+    else:
+        sizes = np.full(n_graphs, check_int("n_nodes", n_nodes, minimum=1))
+    gen = torch.Generator().manual_seed(seed)
+    model.eval()
+    graphs = []
+    for start in range(0, n_graphs, batch_size):
+        part = sizes[start : start + batch_size]
+        graphs += _sample_batch(model, part, steps, distortion, eta, omega, gen, trace)
+    return graphs
+
+
+def _sample_batch(model, sizes, steps, distortion, eta, omega, gen, trace):
+    B, n = len(sizes), int(max(sizes))
+    node_mask = torch.arange(n)[None, :] < torch.as_tensor(sizes)[:, None]  # (B, n)
+    pair = node_mask[:, :, None] & node_mask[:, None, :]  # (B, n, n)
+    upper = pair & torch.ones(n, n, dtype=torch.bool).triu(1)
+    Sx, Se = len(model.p0_x), len(model.p0_e)
+    cx, ce = len(model.node_classes), len(model.edge_classes)
+    # G_0 ~ p_0: nodes (B, n), edges (B, n, n) symmetric, empty diagonal
+    X = torch.multinomial(model.p0_x.expand(B * n, Sx), 1, generator=gen).view(B, n) * node_mask
+    E = sample_edges(model.p0_e.expand(B, n, n, Se), gen) * pair
+    grid = distort(torch.arange(steps + 1) / steps, distortion)  # t_k = f(k / K)
+    for k in range(steps):
+        t, s = float(grid[k]), float(grid[k + 1])
+        X_oh = nn.functional.one_hot(X, Sx).float() * node_mask[..., None]
+        E_oh = nn.functional.one_hot(E, Se).float()
+        logits_x, logits_e = model(X_oh, E_oh, torch.full((B,), t), node_mask)
+        p1_x = _pad(torch.softmax(logits_x, -1), Sx)  # (B, n, Sx)
+        p1_e = _pad(torch.softmax(logits_e, -1), Se)  # (B, n, n, Se)
+        if k == steps - 1:  # the last step samples from p_theta
+            prob_x, prob_e = p1_x, p1_e
+        else:
+            x1 = torch.multinomial(p1_x.reshape(-1, Sx), 1, generator=gen).view(B, n)
+            e1 = sample_edges(p1_e, gen)
+            rx = rate_matrices(X, x1, t, model.p0_x, eta=eta, omega=omega)
+            re = rate_matrices(E, e1, t, model.p0_e, eta=eta, omega=omega)
+            if trace is not None:
+                _record(trace, t, re, E, upper)
+            prob_x = euler_step_probs(sum(rx), X, s - t)
+            prob_e = euler_step_probs(sum(re), E, s - t)
+        X = torch.multinomial(prob_x.reshape(-1, Sx), 1, generator=gen).view(B, n) * node_mask
+        E = sample_edges(prob_e, gen) * pair
+    X, E = X.clamp(max=cx - 1), E.masked_fill(E >= ce, 0)
+    return [to_networkx(model, X[b], E[b], int(sizes[b])) for b in range(B)]
+
+
+def _pad(p: torch.Tensor, states: int) -> torch.Tensor:
+    """Predictions over the data classes, padded with 0 for a virtual absorbing state."""
+    if p.shape[-1] == states:
+        return p
+    return torch.cat([p, p.new_zeros(*p.shape[:-1], states - p.shape[-1])], -1)
+
+
+def _record(trace, t, rates, E, upper):
+    trace.setdefault("t", []).append(t)
+    for name, R in zip(("R_star", "R_db", "R_tg"), rates, strict=True):
+        off = R.scatter(-1, E[..., None], 0.0).sum(-1)  # (B, n, n) total rate out of x_t
+        trace.setdefault(name, []).append(float(off[upper].mean()) if upper.any() else 0.0)

@@ -1,0 +1,34 @@
+"""The declared claims keep the issue's thresholds; one smoke cell runs."""
+
+import icml25.defog.reproduce as dr
+from icml25.defog.claims import CLAIMS
+
+
+def test_claims_keep_the_issue_thresholds():
+    by_id = {c.id: (c.metric, c.comparison, c.threshold, c.kind) for c in CLAIMS}
+    assert by_id["a_tree"] == ("vun_long_default_tree", ">=", 0.60, "claim")
+    assert by_id["a_planar"] == ("vun_long_default_planar", ">=", 0.40, "claim")
+    assert by_id["b_gain"] == ("n_families_tuned_gain_ge_10pts", ">=", 2, "claim")
+    assert by_id["b_close"] == ("max_gap_default_long_minus_tuned_short", "<=", 0.10, "claim")
+    for f in ("tree", "planar", "sbm"):
+        assert by_id[f"c_{f}"] == (f"degree_mmd_ratio_to_er_{f}", "<", 1.0, "claim")
+    assert by_id["d"] == ("same_weights_all_settings", ">=", 1.0, "check")
+
+
+def test_default_scale_is_the_issues():
+    d = dr.SCALES["default"]
+    assert d.n_nodes == 16 and d.n_train == 200 and d.n_generate == 100
+    assert (d.short_steps, d.long_steps) == (50, 500)
+    assert d.eta_grid == (0.0, 10.0, 50.0) and d.omega == 0.05
+    assert d.tuned_distortion == "polydec"
+    assert d.sbm_blocks == (2, 3) and d.sbm_block_sizes == (6, 10)
+
+
+def test_smoke_cell_and_summary_measure_every_claim():
+    config = dr.SCALES["smoke"]
+    results = [(c, dr.run_cell(config, c, seed=5)) for c in dr.cells(config)]
+    summary = dr.summarize(config, results)
+    for claim in CLAIMS:
+        assert claim.metric in summary.measurements, claim.metric
+    assert summary.measurements["same_weights_all_settings"] == 1.0
+    assert set(summary.figures) == {"vun_vs_steps", "graphs", "sampler_rates", "training_loss"}
