@@ -134,8 +134,8 @@ def main() -> None:
         f"sampler, torch threads 1; validity of the training graphs {100 * train_valid:.0f}%"
     )
     print(
-        f"training: {args.train_steps} steps (batch {config.batch_size}, {config.n_layers} "
-        f"layers, dx {config.dx}) in {model.train_seconds:.1f} s = {train_rate:.1f} steps/s"
+        f"training: {args.train_steps} steps (batch {config.batch_size}, {config.model.n_layers} "
+        f"layers, dx {config.model.dx}) in {model.train_seconds:.1f} s = {train_rate:.1f} steps/s"
     )
     print(f"eta chosen on the validation draw: {best_eta:g} (V.U.N. per eta: "
           + ", ".join(f"{e:g}: {100 * v:.0f}%" for e, v in tune.items()) + ")")  # fmt: skip

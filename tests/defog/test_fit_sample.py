@@ -5,9 +5,11 @@ import pytest
 import torch
 
 from icml25.defog import DeFoG, DeFoGConfig, fit, sample, tree_graphs
+from icml25.defog.model import ModelConfig
 
 TINY = DeFoGConfig(
-    n_layers=1, dx=16, de=4, dy=8, n_heads=2, dim_ff_x=16, dim_ff_e=8, rrwp_steps=3,
+    model=ModelConfig(n_layers=1, dx=16, de=4, dy=8, n_heads=2, dim_ff_x=16, dim_ff_e=8,
+                      rrwp_steps=3),
     train_steps=20, batch_size=8, lr=1e-3,
 )  # fmt: skip
 
@@ -92,6 +94,8 @@ def test_bad_inputs(model):
         sample(model, 0, steps=2)
     with pytest.raises(ValueError, match="train_distortion"):
         DeFoGConfig(train_distortion="square")
+    with pytest.raises(ValueError, match="dx must be a multiple of n_heads"):
+        ModelConfig(dx=10, n_heads=4)
     with pytest.raises(ValueError, match="not trained"):
         DeFoG(TINY).sample(2, steps=2)
     assert torch.is_tensor(model.p0_x)

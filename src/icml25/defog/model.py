@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from icml25.common.validate import check_int
+
 __all__ = ["GraphTransformer", "ModelConfig", "rrwp"]
 
 
@@ -37,6 +39,13 @@ class ModelConfig:
     dim_ff_x: int = 128
     dim_ff_e: int = 32
     rrwp_steps: int = 8
+
+    def __post_init__(self) -> None:
+        for name in ("n_layers", "dx", "de", "dy", "n_heads", "dim_ff_x", "dim_ff_e"):
+            check_int(name, getattr(self, name), minimum=1)
+        check_int("rrwp_steps", self.rrwp_steps, minimum=1)
+        if self.dx % self.n_heads:
+            raise ValueError(f"dx must be a multiple of n_heads, got {self.dx}, {self.n_heads}")
 
 
 def rrwp(adjacency: torch.Tensor, k: int) -> torch.Tensor:

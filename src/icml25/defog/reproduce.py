@@ -32,6 +32,7 @@ from icml25.defog.metrics import (
     spectral_mmd,
 )
 from icml25.defog.metrics import vun as _vun
+from icml25.defog.model import ModelConfig
 from icml25.defog.sampler import sample
 from icml25.defog.train import DeFoGConfig, fit
 from icml25.lab.reproduction import Summary
@@ -58,12 +59,7 @@ class Config:
     eta_grid: tuple[float, ...] = (0.0, 10.0, 50.0)
     omega: float = 0.05
     tuned_distortion: str = "polydec"
-    n_layers: int = 3
-    dx: int = 64
-    de: int = 16
-    dy: int = 32
-    n_heads: int = 4
-    rrwp_steps: int = 8
+    model: ModelConfig = ModelConfig()
     train_steps: int = 3000
     batch_size: int = 32
     lr: float = 1e-3
@@ -76,13 +72,16 @@ class Config:
 SCALES = {
     "smoke": Config(n_nodes=8, sbm_blocks=(2, 2), sbm_block_sizes=(4, 5), n_train=16, n_val=8,
                     n_test=8, n_generate=8, n_tune=4, short_steps=3, long_steps=6,
-                    step_grid=(3, 6), n_layers=1, dx=16, de=4, dy=8, n_heads=2, rrwp_steps=4,
-                    train_steps=15, batch_size=8, orbit=False, timing=False, n_show=4),
+                    step_grid=(3, 6), train_steps=15,
+                    model=ModelConfig(n_layers=1, dx=16, de=4, dy=8, n_heads=2, dim_ff_x=32,
+                                      dim_ff_e=8, rrwp_steps=4),
+                    batch_size=8, orbit=False, timing=False, n_show=4),
     "default": Config(),
     "paper": Config(n_nodes=64, sbm_blocks=(2, 5), sbm_block_sizes=(20, 40), n_train=128,
                     n_val=32, n_test=40, n_generate=40, n_tune=40, short_steps=50,
-                    long_steps=1000, step_grid=(5, 10, 50, 100, 1000), n_layers=10, dx=256,
-                    de=64, dy=64, n_heads=8, rrwp_steps=12, train_steps=300_000,
+                    long_steps=1000, step_grid=(5, 10, 50, 100, 1000), train_steps=300_000,
+                    model=ModelConfig(n_layers=10, dx=256, de=64, dy=64, n_heads=8,
+                                      dim_ff_x=512, dim_ff_e=128, rrwp_steps=12),
                     batch_size=64, lr=2e-4),
 }  # fmt: skip
 
@@ -137,9 +136,7 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
 
     out_valid = float(np.mean([is_valid(g, family, **params) for g in test]))
     fit_config = DeFoGConfig(
-        n_layers=config.n_layers, dx=config.dx, de=config.de, dy=config.dy,
-        n_heads=config.n_heads, dim_ff_x=2 * config.dx, dim_ff_e=2 * config.de,
-        rrwp_steps=config.rrwp_steps, train_steps=config.train_steps,
+        model=config.model, train_steps=config.train_steps,
         batch_size=config.batch_size, lr=config.lr, seed=s_fit % 2**31,
         train_distortion=config.tree_train_distortion if family == "tree" else "identity",
     )  # fmt: skip

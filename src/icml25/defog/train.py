@@ -33,21 +33,14 @@ __all__ = ["DeFoGConfig", "DeFoGModel", "fit", "noisy_graph", "sample_edges"]
 class DeFoGConfig:
     """Everything training needs: model sizes, optimisation, noise and seed.
 
-    The model defaults are our CPU scale (3 layers, ``dx = 64``, ``de = 16``, RRWP ``k = 8``;
-    the paper: 5-10 layers, 256, 64, ``k = 12``). ``lr = 2e-4`` is the paper's AdamW rate; the
-    reproduction trains 3000 steps at ``1e-3``. ``lambda_edge = 5`` weighs the edge
-    cross-entropy (the official ``lambda_train``). ``noise`` is the prior ``p_0``;
-    ``train_distortion`` the distortion of the training times.
+    ``model`` holds the transformer's sizes; its defaults are our CPU scale (3 layers,
+    ``dx = 64``, ``de = 16``, RRWP ``k = 8``; the paper: 5-10 layers, 256, 64, ``k = 12``).
+    ``lr = 2e-4`` is the paper's AdamW rate; the reproduction trains 3000 steps at ``1e-3``.
+    ``lambda_edge = 5`` weighs the edge cross-entropy (the official ``lambda_train``).
+    ``noise`` is the prior ``p_0``; ``train_distortion`` the distortion of the training times.
     """
 
-    n_layers: int = 3
-    dx: int = 64
-    de: int = 16
-    dy: int = 32
-    n_heads: int = 4
-    dim_ff_x: int = 128
-    dim_ff_e: int = 32
-    rrwp_steps: int = 8
+    model: ModelConfig = ModelConfig()
     train_steps: int = 2000
     batch_size: int = 32
     lr: float = 2e-4
@@ -62,9 +55,8 @@ class DeFoGConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("n_layers", "dx", "de", "dy", "n_heads", "dim_ff_x", "dim_ff_e"):
-            check_int(name, getattr(self, name), minimum=1)
-        check_int("rrwp_steps", self.rrwp_steps, minimum=1)
+        if not isinstance(self.model, ModelConfig):
+            raise ValueError(f"model must be a ModelConfig, got {self.model!r}")
         check_int("train_steps", self.train_steps, minimum=0)
         check_int("batch_size", self.batch_size, minimum=1)
         check_int("seed", self.seed, minimum=0)
@@ -78,14 +70,6 @@ class DeFoGConfig:
             )
         if self.max_nodes is not None:
             check_int("max_nodes", self.max_nodes, minimum=1)
-        if self.dx % self.n_heads:
-            raise ValueError(f"dx must be a multiple of n_heads, got {self.dx}, {self.n_heads}")
-
-    def model_config(self) -> ModelConfig:
-        return ModelConfig(
-            self.n_layers, self.dx, self.de, self.dy, self.n_heads, self.dim_ff_x,
-            self.dim_ff_e, self.rrwp_steps,
-        )  # fmt: skip
 
 
 class DeFoGModel(nn.Module):
@@ -105,7 +89,7 @@ class DeFoGModel(nn.Module):
         self.register_buffer("node_counts", torch.as_tensor(node_counts, dtype=torch.float64))
         self.max_nodes = len(node_counts) - 1
         self.net = GraphTransformer(
-            config.model_config(), len(p0_x), len(p0_e), len(node_classes),
+            config.model, len(p0_x), len(p0_e), len(node_classes),
             len(edge_classes), self.max_nodes,
         )  # fmt: skip
         self.loss: list[float] = []
@@ -138,7 +122,8 @@ class DeFoGModel(nn.Module):
     @classmethod
     def from_state(cls, state: dict) -> DeFoGModel:
         model = cls(
-            DeFoGConfig(**state["config"]), state["p0_x"], state["p0_e"],
+            DeFoGConfig(**{**state["config"], "model": ModelConfig(**state["config"]["model"])}),
+            state["p0_x"], state["p0_e"],
             state["node_counts"], state["node_classes"], state["edge_classes"],
         )  # fmt: skip
         model.load_state_dict(state["state_dict"])
