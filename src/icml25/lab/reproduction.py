@@ -48,6 +48,7 @@ import platform
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from types import ModuleType
@@ -188,7 +189,7 @@ def dependency_versions(slug: str) -> dict[str, str]:
                 modules.update(a.name.split(".")[0] for a in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 modules.add(node.module.split(".")[0])
-    distributions = importlib.metadata.packages_distributions()
+    distributions = _distributions()
     versions = {"python": platform.python_version()}
     for module in sorted(modules - {"icml25"} - set(sys.stdlib_module_names)):
         for name in distributions.get(module, []):
@@ -197,6 +198,12 @@ def dependency_versions(slug: str) -> dict[str, str]:
             except importlib.metadata.PackageNotFoundError:
                 pass
     return versions
+
+
+@cache
+def _distributions() -> dict[str, list[str]]:
+    """Top-level module -> installed distributions (scanning them once per process)."""
+    return importlib.metadata.packages_distributions()
 
 
 def dependency_fingerprint(slug: str) -> str:

@@ -121,8 +121,7 @@ def run(
                     slug, index = tasks[k][0], tasks[k][1]
                     paper = papers[slug]
                     record = result[2] if reason is None else _died(paper, index, reason)
-                    store.write_cell(paper.paths[index], record)
-                    paper.records[index] = store.round_trip(record)
+                    paper.records[index] = store.write_cell(paper.paths[index], record)
                     paper.pending -= 1
                     bar.update(1)
                     if paper.pending == 0:

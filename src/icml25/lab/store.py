@@ -168,16 +168,10 @@ def _hashable(key: Any) -> Any:
     return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
 
 
-def round_trip(record: dict) -> dict:
-    """What a record will be once read back: a fresh cell is summarised from the same values a
-    cached one would give."""
-    data, arrays = encode(record)
-    return decode(json.loads(json.dumps(data)), arrays)
-
-
-def write_cell(path: Path, record: dict) -> None:
+def write_cell(path: Path, record: dict) -> dict:
     """Arrays first (``.npz``), then the JSON record that names them: a reader that finds the
-    JSON finds its arrays."""
+    JSON finds its arrays. Returns the record as :func:`read_cell` will give it back, so that a
+    fresh cell is summarised from the same values a cached one would be."""
     data, arrays = encode(record)
     npz = path.with_suffix(".npz")
     if arrays:
@@ -186,8 +180,11 @@ def write_cell(path: Path, record: dict) -> None:
         write_atomic(npz, buffer.getvalue())
     else:
         npz.unlink(missing_ok=True)
-    body = {"format": CELL_FORMAT, "arrays": npz.name if arrays else None, "record": data}
-    write_atomic(path, json.dumps(body).encode())
+    text = json.dumps(
+        {"format": CELL_FORMAT, "arrays": npz.name if arrays else None, "record": data}
+    )
+    write_atomic(path, text.encode())
+    return decode(json.loads(text)["record"], arrays)
 
 
 def read_cell(path: Path) -> dict | None:
