@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.neighbors import kneighbors_graph
 
 from icml25.common.optional import require
 from icml25.common.validate import check_int
@@ -78,10 +79,7 @@ def knn_edges(points: np.ndarray, k: int) -> np.ndarray:
     """(E, 2) undirected edges ``i < j`` of the k-NN graph: ``j`` among the ``k`` nearest
     neighbours of ``i`` or ``i`` among those of ``j`` (scikit-learn ``kneighbors_graph``, as in
     the official code; a point is not its own neighbour)."""
-    neighbors = require("sklearn.neighbors", "topology")
-    G = neighbors.kneighbors_graph(
-        points, n_neighbors=k, mode="connectivity"
-    )  # (n, n) sparse, directed
+    G = kneighbors_graph(points, n_neighbors=k, mode="connectivity")  # (n, n) sparse, directed
     G = (G + G.T).tocoo()
     upper = G.row < G.col
     return np.stack([G.row[upper], G.col[upper]], axis=1).astype(np.int64)
