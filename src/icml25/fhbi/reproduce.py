@@ -274,6 +274,8 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         mean("diversity", d, "fhbi") / mean("diversity", d, "svgd") for d in ds
     )
     for d in ds:
+        _paired(m, d, table[d, "svgd"], table[d, "fhbi"])
+    for d in ds:
         m[f"d_diversity_ratio_{d}"] = mean("diversity", d, "fhbi") / mean("diversity", d, "svgd")
         m[f"d_diversity_ratio_ensemble_sam_over_svgd_{d}"] = mean(
             "diversity", d, "ensemble_sam"
@@ -301,6 +303,17 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         "seeds): the cosine step-size schedule brings it to a plateau by the end.",
     }
     return Summary(m, figures, captions)
+
+
+def _paired(m: dict, d: str, svgd: list[dict], fhbi: list[dict]) -> None:
+    """Per-seed (paired: same data, initial particles and batches) FHBI - SVGD differences."""
+    for name in ("nll", "accuracy"):
+        diff = np.array([b[name] - a[name] for a, b in zip(svgd, fhbi, strict=True)])
+        m[f"paired_{name}_fhbi_minus_svgd_{d}"] = float(diff.mean())
+        m[f"paired_{name}_fhbi_minus_svgd_sd_{d}"] = float(diff.std())
+        m[f"paired_seeds_fhbi_{name}_below_svgd_{d}"] = float((diff < 0).sum())
+    sharp = [b["sharpness"].mean() < a["sharpness"].mean() for a, b in zip(svgd, fhbi, strict=True)]
+    m[f"paired_seeds_fhbi_sharpness_below_svgd_{d}"] = float(sum(sharp))
 
 
 def _record(m: dict, key: str, runs: list[dict]) -> None:
