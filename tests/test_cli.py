@@ -216,7 +216,8 @@ def test_python_m_icml25_and_show_without_torch():
 
 
 @pytest.mark.parametrize(
-    "jobs, signum, code", [("1", signal.SIGINT, 130), ("2", signal.SIGTERM, 143)]
+    "jobs, signum, code",
+    [("1", signal.SIGINT, 130), ("1", signal.SIGTERM, 143), ("2", signal.SIGTERM, 143)],
 )
 def test_ctrl_c_or_sigterm_stops_keeps_finished_cells_and_leaves_no_worker(
     tmp_path, jobs, signum, code

@@ -348,8 +348,10 @@ def report(runs: str | None, out: str) -> None:
     click.echo(f"report: {index}")
 
 
-class Terminated(Exception):
-    """SIGTERM (a scheduler stopping the job): unwind like Ctrl-C, so workers are stopped."""
+class Terminated(BaseException):
+    """SIGTERM (a scheduler stopping the job): unwind like Ctrl-C, so workers are stopped. A
+    BaseException, like KeyboardInterrupt, so that a cell running in-process (``--jobs 1``) does
+    not catch it as its own failure and let the run go on."""
 
 
 def _terminate(signum, frame) -> None:
