@@ -67,6 +67,20 @@ def test_code_fingerprint_is_stable_and_per_paper():
     assert code_fingerprint(SLUG) != code_fingerprint("maxmin_eig")
 
 
+def test_the_code_of_a_paper_is_its_package_and_the_common_modules_it_imports(tmp_path):
+    from icml25.lab.reproduction import _code_files
+
+    (tmp_path / "paper").mkdir()
+    (tmp_path / "common").mkdir()
+    (tmp_path / "paper" / "claims.py").write_text("from icml25.common import unused\n")
+    (tmp_path / "paper" / "model.py").write_text("from icml25.common.net import Net\n")
+    (tmp_path / "common" / "net.py").write_text("import icml25.common.checks\n")
+    for name in ("checks", "unused", "other"):
+        (tmp_path / "common" / f"{name}.py").write_text("x = 1\n")
+    files = [p.relative_to(tmp_path).as_posix() for p in _code_files(tmp_path, "paper")]
+    assert files == ["paper/model.py", "common/checks.py", "common/net.py"]
+
+
 def test_code_fingerprint_ignores_docstrings_and_comments():
     from icml25.lab.reproduction import _code_without_docstrings
 

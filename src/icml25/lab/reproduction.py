@@ -161,10 +161,11 @@ def config_fingerprint(config: Any) -> str:
 
 
 def code_fingerprint(slug: str) -> str:
-    """A short hash of the code of the paper's package and of ``icml25.common``: editing it makes
-    the runner recompute cells rather than reuse stale ones. Docstrings and comments do not
-    count (the hash is over the syntax trees without docstrings), nor does the paper's
-    ``claims.py``: claims are judged afresh from the cells at every run."""
+    """A short hash of the code of the paper's package and of the ``icml25.common`` modules it
+    imports: editing them makes the runner recompute cells rather than reuse stale ones.
+    Docstrings and comments do not count (the hash is over the syntax trees without
+    docstrings), nor does the paper's ``claims.py``: claims are judged afresh from the cells at
+    every run."""
     root = Path(str(resources.files("icml25")))
     digest = hashlib.sha256()
     for path in _code_files(root, slug):
@@ -174,13 +175,43 @@ def code_fingerprint(slug: str) -> str:
 
 
 def _code_files(root: Path, slug: str) -> list[Path]:
-    files = sorted((root / slug).rglob("*.py")) + sorted((root / "common").rglob("*.py"))
-    return [p for p in files if p != root / slug / "claims.py"]
+    """The paper's modules but ``claims.py``, and the ``icml25.common`` modules they import,
+    directly or through one another (a change to a common module another paper uses is not a
+    change to this one)."""
+    files = [p for p in sorted((root / slug).rglob("*.py")) if p != root / slug / "claims.py"]
+    common: set[Path] = set()
+    queue = list(files)
+    while queue:
+        for name in _common_imports(queue.pop()):
+            path = root / "common" / f"{name}.py"
+            if path.is_file() and path not in common:
+                common.add(path)
+                queue.append(path)
+    return files + sorted(common)
+
+
+def _common_imports(path: Path) -> set[str]:
+    """Names of the ``icml25.common`` modules that the file at ``path`` imports."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            if node.module.startswith("icml25.common."):
+                names.add(node.module.split(".")[2])
+            elif node.module == "icml25.common":
+                names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(
+                alias.name.split(".")[2]
+                for alias in node.names
+                if alias.name.startswith("icml25.common.")
+            )
+    return names
 
 
 def dependency_versions(slug: str) -> dict[str, str]:
     """Versions of python and of every installed distribution that the code of the paper (and
-    of ``icml25.common``) imports: an upgraded torch or numpy must not reuse old cells."""
+    of the ``icml25.common`` modules it uses) imports: an upgraded torch or numpy must not reuse
+    old cells."""
     root = Path(str(resources.files("icml25")))
     modules = set()
     for path in _code_files(root, slug):
