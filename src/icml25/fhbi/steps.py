@@ -29,12 +29,13 @@ particles.
 
 from __future__ import annotations
 
-import numbers
+import math
 from collections.abc import Callable
 
 import torch
 from torch.func import grad, vmap
 
+from icml25.common.validate import check_real
 from icml25.fhbi.kernels import rbf_function_kernel, rbf_parameter_kernel
 
 KERNELS = ("rbf", "function")
@@ -53,17 +54,13 @@ def check_theta(theta) -> torch.Tensor:
 
 
 def check_positive(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    if value == float("inf"):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return float(value)
+    """``value`` as a finite float > 0, or ValueError naming ``name``."""
+    return check_real(name, value, low=0.0, high=math.inf, low_open=True, high_open=True)
 
 
 def check_rho(rho) -> float:
-    if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not 0 <= rho < float("inf"):
-        raise ValueError(f"rho must be a finite number >= 0, got {rho!r}")
-    return float(rho)
+    """``rho`` as a finite float >= 0, or ValueError naming it."""
+    return check_real("rho", rho, low=0.0, high=math.inf, high_open=True)
 
 
 def check_kernel(kernel: str, bandwidth, outputs) -> None:

@@ -21,10 +21,8 @@ import torch
 
 from icml25.common.validate import check_int, check_real
 from icml25.wow_flows.kernels import SWKernel, get_kernel
-from icml25.wow_flows.mmd import mmd2_sorted
+from icml25.wow_flows.mmd import as_datasets, mmd2_sorted
 from icml25.wow_flows.sliced import (
-    as_classes,
-    check_same_dimension,
     random_projections,
     sorted_projections,
 )
@@ -93,13 +91,7 @@ def flow(
     target_batch : points per target class drawn at each step; ``None`` uses all of them.
     n_eval_projections : directions, fixed for the flow, on which ``FlowResult.mmd2`` is measured.
     """
-    x = as_classes("source", source, min_ndim=3)
-    y = as_classes("target", target, min_ndim=3)
-    if x.ndim != 3:
-        raise ValueError(f"source must have shape (C, n, d), got {tuple(x.shape)}")
-    if y.ndim != 3:
-        raise ValueError(f"target must have shape (C, m, d), got {tuple(y.shape)}")
-    check_same_dimension(x, y, "source", "target")
+    x, y = as_datasets(source, target)
     kernel = get_kernel(kernel)
     steps = check_int("steps", steps, minimum=0)
     lr = check_real("lr", lr, low=0.0, high=float("inf"), low_open=True, high_open=True)

@@ -41,6 +41,19 @@ def mmd2_sorted(a: torch.Tensor, b: torch.Tensor, kernel: SWKernel) -> torch.Ten
     return k_xx.mean() + k_yy.mean() - 2 * k_xy.mean()
 
 
+def as_datasets(source, target) -> tuple[torch.Tensor, torch.Tensor]:
+    """``source`` (C, n, d) and ``target`` (C', m, d) as finite float tensors of one feature
+    dimension d; ValueError naming the argument otherwise."""
+    source = as_classes("source", source, min_ndim=3)
+    target = as_classes("target", target, min_ndim=3)
+    if source.ndim != 3:
+        raise ValueError(f"source must have shape (C, n, d), got {tuple(source.shape)}")
+    if target.ndim != 3:
+        raise ValueError(f"target must have shape (C, m, d), got {tuple(target.shape)}")
+    check_same_dimension(source, target, "source", "target")
+    return source, target
+
+
 def mmd_wow(
     source,
     target,
@@ -65,13 +78,7 @@ def mmd_wow(
     -------
     Scalar tensor ``MMD_K^2(P, Q)`` (the official code's objective is half of it).
     """
-    source = as_classes("source", source, min_ndim=3)
-    target = as_classes("target", target, min_ndim=3)
-    if source.ndim != 3:
-        raise ValueError(f"source must have shape (C, n, d), got {tuple(source.shape)}")
-    if target.ndim != 3:
-        raise ValueError(f"target must have shape (C, m, d), got {tuple(target.shape)}")
-    check_same_dimension(source, target, "source", "target")
+    source, target = as_datasets(source, target)
     kernel = get_kernel(kernel)
     target = target.to(source.dtype)
     if projections is None:
