@@ -86,14 +86,6 @@ def outcomes(iterator: Iterator) -> dict[int, tuple]:
     return found
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 def wait_for(condition, seconds: float, what: str) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
@@ -174,7 +166,7 @@ def test_loky_shares_the_cores_and_reraises_other_errors(tasks):
 
 
 @pytest.mark.parametrize("how", ["close", "interrupt"])
-def test_loky_stopping_early_leaves_no_worker(tasks, tmp_path, how):
+def test_loky_stopping_early_leaves_no_worker(tasks, tmp_path, how, alive):
     work = [(0, 0.0, str(tmp_path))] + [(i, 60.0, str(tmp_path)) for i in range(1, 5)]
     running = backends.execute(tasks.nap, work, jobs=2)
 

@@ -1,5 +1,4 @@
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -220,7 +219,7 @@ def test_python_m_icml25_and_show_without_torch():
     [("1", signal.SIGINT, 130), ("1", signal.SIGTERM, 143), ("2", signal.SIGTERM, 143)],
 )
 def test_ctrl_c_or_sigterm_stops_keeps_finished_cells_and_leaves_no_worker(
-    tmp_path, jobs, signum, code
+    tmp_path, jobs, signum, code, alive
 ):
     command = [sys.executable, "-m", "icml25", "run", SLUG, "--scale", "default", "--jobs", jobs]
     process = subprocess.Popen(
@@ -239,17 +238,9 @@ def test_ctrl_c_or_sigterm_stops_keeps_finished_cells_and_leaves_no_worker(
     assert b"finished cells are kept on disk" in err and b"Traceback" not in err
     assert len(list(cells.glob("*.json"))) >= 2
     deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not [pid for pid in workers if _alive(pid)]  # stopped with it, not orphaned
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    assert not [pid for pid in workers if alive(pid)]  # stopped with it, not orphaned
 
 
 def test_list_and_show_the_committed_results_after_install(tmp_path, monkeypatch, capsys):
