@@ -1,0 +1,89 @@
+"""Decoding for the creativity tasks (Nagarajan et al., ICML 2025, Sec. 4): autoregressive
+greedy or temperature sampling (``softmax(logits / tau)``, top-k off: the official code left
+Hugging Face's default top-k = 50 on, a confound), seed-conditioning (a random hash prompt, then
+greedy: the randomness enters at the input), and the masked-diffusion sampler.
+
+All prompts are decoded at once: one forward pass of the whole (N, t) batch per new token (the
+sequences are short, so we recompute rather than cache keys and values).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from icml25.common.transformer import Transformer
+from icml25.common.validate import check_int, check_real
+from icml25.creativity.tasks import MASK, PAD
+
+
+def _check_prompts(prompts) -> torch.Tensor:
+    x = torch.as_tensor(np.asarray(prompts))
+    if x.ndim != 2 or x.shape[0] == 0 or x.shape[1] == 0 or x.dtype not in (torch.int64,):
+        raise ValueError(f"prompts must be a non-empty (N, P) int64 array, got {tuple(x.shape)}")
+    return x
+
+
+@torch.no_grad()
+def generate(
+    model: Transformer,
+    prompts: np.ndarray,
+    n_new: int,
+    temperature: float = 0.0,
+    seed: int = 0,
+) -> np.ndarray:
+    """Autoregressive decoding of every prompt at once.
+
+    ``prompts`` (N, P) int64; ``temperature = 0`` is greedy (argmax), ``> 0`` samples from
+    ``softmax(logits / temperature)`` over all tokens (no top-k, no top-p), seeded by ``seed``.
+    Returns the (N, n_new) new tokens.
+    """
+    x = _check_prompts(prompts)
+    check_int("n_new", n_new, minimum=1)
+    check_real("temperature", temperature, low=0.0, high=1e3)
+    if not model.config.causal:
+        raise ValueError("model must be causal for autoregressive decoding")
+    gen = torch.Generator().manual_seed(seed)
+    for _ in range(n_new):
+        logits = model(x)[:, -1]  # (N, V)
+        if temperature == 0:
+            nxt = logits.argmax(-1)
+        else:
+            nxt = torch.multinomial((logits / temperature).softmax(-1), 1, generator=gen)[:, 0]
+        x = torch.cat([x, nxt[:, None]], dim=1)
+    return x[:, -n_new:].numpy()
+
+
+@torch.no_grad()
+def mdm_generate(
+    model: Transformer,
+    prompts: np.ndarray,
+    n_new: int,
+    steps: int,
+    seed: int = 0,
+) -> np.ndarray:
+    """Ancestral sampler of the absorbing-state masked diffusion (linear schedule): start from
+    ``n_new`` ``<mask>`` tokens after each prompt; going from time ``t`` to ``s = t - 1/steps``,
+    each still-masked token is revealed with probability ``(t - s) / t``, drawn from the
+    network's distribution at that position (``<mask>`` and ``<pad>`` excluded); revealed tokens
+    stay. At ``s = 0`` every token is revealed. Returns the (N, n_new) tokens.
+    """
+    x0 = _check_prompts(prompts)
+    check_int("n_new", n_new, minimum=1)
+    check_int("steps", steps, minimum=1)
+    if model.config.causal:
+        raise ValueError("model must be bidirectional (causal=False) for the diffusion sampler")
+    gen = torch.Generator().manual_seed(seed)
+    N, P = x0.shape
+    x = torch.cat([x0, torch.full((N, n_new), MASK, dtype=torch.int64)], dim=1)  # (N, P + n)
+    for i in range(steps):
+        t, s = 1 - i / steps, 1 - (i + 1) / steps
+        masked = x == MASK  # (N, P + n)
+        reveal = masked & (torch.rand(x.shape, generator=gen) < (t - s) / t)
+        if not reveal.any():
+            continue
+        logits = model(x)  # (N, P + n, V)
+        logits[..., MASK] = logits[..., PAD] = float("-inf")
+        probs = logits[reveal].softmax(-1)  # (R, V)
+        x[reveal] = torch.multinomial(probs, 1, generator=gen)[:, 0]
+    return x[:, P:].numpy()
