@@ -46,7 +46,7 @@ class Config:
     # circle / line construction (paper: 10 entities, 9 nodes, 10,000 training sequences)
     n_entities: int = 8
     n_nodes: int = 7
-    n_train_construction: int = 2000
+    n_train_construction: int = 500
     # sibling discovery (paper: 5 parents, 500 children of each kind, 50,000 sequences)
     n_parents: int = 5
     n_children: int = 20
@@ -57,13 +57,13 @@ class Config:
     n_layer: int = 3
     n_embd: int = 96
     n_head: int = 4
-    steps: int = 600
+    steps: int = 800
     batch: int = 32
     lr: float = 1e-3
     warmup: int = 50
     log_every: int = 25
     temperatures: tuple[float, ...] = (0.5, 1.0, 1.5, 2.0)
-    mdm_steps: int = 0  # 0: one step per answer token
+    mdm_steps_per_token: int = 3  # sampler steps = this x answer length (SEDD: 128 for 29)
     teacherless_construction: bool = True
 
 
@@ -103,7 +103,7 @@ SCALES = {
         lr=1e-4,
         warmup=500,
         log_every=500,
-        mdm_steps=128,
+        mdm_steps_per_token=4,
     ),
 }
 
@@ -169,7 +169,7 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     n_new = task.answer_len
     out: dict = {"losses": trained.losses}
     if method == "mdm":
-        steps = config.mdm_steps or n_new
+        steps = config.mdm_steps_per_token * n_new
         samples = mdm_generate(trained.model, data.test_prompts, n_new, steps, seed=seed % 2**31)
         out["sample"] = creativity_score(samples, task, forms)
     else:
