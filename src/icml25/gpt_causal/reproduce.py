@@ -1,0 +1,335 @@
+"""Reproduction: a GPT trained on "intent to win" Othello games makes legal moves out of
+distribution when its attention encodes a causal structure with high confidence.
+
+One cell per training run: generate greedy-with-noise 6x6 games, train the GPT, then read it
+on two sets of prefixes, one prefix of random length per game: in-distribution (held-out games
+of the same generator) and out-of-distribution (uniformly random legal games). For each prefix
+the method of ``causal_discovery`` turns the last layer's head-averaged attention over the
+prefix's move tokens into a correlation matrix, learns an ordered causal structure, and scores
+it (stand-in confidence). ``summarize`` bins the OOD prefixes by confidence quintile and
+compares the confidence's AUC for "the top-1 move is legal" with the model's top probability
+and the attention entropy.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+from scipy.stats import spearmanr
+from sklearn.metrics import roc_auc_score
+
+from icml25.common.transformer import TransformerConfig
+from icml25.gpt_causal.causal_discovery import (
+    attention_correlation,
+    ordered_causal_discovery,
+    structural_confidence,
+)
+from icml25.gpt_causal.gpt import VOCAB, prefix_readouts, train_gpt
+from icml25.gpt_causal.othello import SIZE, play_games
+from icml25.lab.reproduction import Summary
+
+# one thread per cell: the machine is shared, and a rerun must give equal numbers
+CELL_THREADS = 1
+
+
+@dataclass(frozen=True)
+class Config:
+    train_games: int = 20000
+    val_games: int = 500  # validation loss during training
+    id_games: int = 2000  # held-out greedy games: in-distribution prefixes
+    ood_games: int = 2000  # uniformly random legal games: out-of-distribution prefixes
+    epsilon: float = 0.1  # the greedy player's exploration rate
+    min_prefix: int = 5  # prefixes have min_prefix .. (game length - 1) moves
+    n_layer: int = 3
+    n_head: int = 4
+    n_embd: int = 64
+    steps: int = 7000
+    batch_size: int = 128
+    lr: float = 3e-3
+    eval_every: int = 250
+    alpha: float = 0.01  # CI-test threshold
+    max_cond_size: int = 2
+    layer: int = -1  # attention layer read by the method
+    runs: tuple[str, ...] = ("main",)
+    length_bins: tuple[int, ...] = (5, 10, 15, 20, 25, 32)
+
+
+SCALES = {
+    "smoke": Config(
+        train_games=400,
+        val_games=50,
+        id_games=100,
+        ood_games=150,
+        n_layer=1,
+        n_head=2,
+        n_embd=32,
+        steps=40,
+        batch_size=32,
+        eval_every=10,
+        max_cond_size=1,
+    ),
+    "default": Config(),
+    # the paper's model is GPT-2-like (8 layers, 8 heads, 512 wide in Othello-GPT) on 8x8
+    # games; the board stays 6x6 here, the network and the budget grow
+    "paper": Config(
+        train_games=200000, n_layer=8, n_head=8, n_embd=512, steps=50000, max_cond_size=3
+    ),
+}
+
+
+def cells(config: Config) -> list[dict]:
+    return [{"run": run} for run in config.runs]
+
+
+def _prefix_lengths(moves: np.ndarray, minimum: int, rng: np.random.Generator) -> np.ndarray:
+    """One prefix length per game, uniform in [minimum, game length - 1]: (n,)."""
+    n_moves = (moves >= 0).sum(axis=1)
+    return rng.integers(minimum, np.maximum(n_moves, minimum + 1))
+
+
+def _read(model, moves, legal, config: Config, rng: np.random.Generator) -> dict:
+    """Legal-move outcome, baselines and structural confidence per prefix."""
+    lengths = _prefix_lengths(moves, config.min_prefix, rng)  # (n,)
+    out = prefix_readouts(model, moves, lengths, layer=config.layer)
+    is_legal = legal[np.arange(len(moves)), lengths, out["prediction"]]  # (n,)
+    confidence = np.empty(len(moves))
+    edges = np.empty(len(moves), dtype=np.int64)
+    tests = np.empty(len(moves), dtype=np.int64)
+    structures = []
+    start = time.perf_counter()
+    for g, A in enumerate(out["attention"]):  # per prefix: its own ordered search
+        corr = attention_correlation(A[1:])  # move tokens m_1..m_t (rows), all columns
+        s = ordered_causal_discovery(corr, config.n_embd, config.alpha, config.max_cond_size)
+        confidence[g] = structural_confidence(s, config.alpha)
+        edges[g], tests[g] = s.adjacency.sum(), s.log_pvalues.size
+        structures.append(s.adjacency)
+    seconds = time.perf_counter() - start
+    return {
+        "lengths": lengths,
+        "legal": is_legal,
+        "confidence": confidence,
+        "top_probability": out["top_probability"],
+        "attention_entropy": out["attention_entropy"],
+        "edges": edges,
+        "tests": tests,
+        "discovery_seconds": seconds,
+        "structures": structures,
+    }
+
+
+def run_cell(config: Config, cell: dict, seed: int) -> dict:
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(seed)
+    t0 = time.perf_counter()
+    train, _ = play_games(config.train_games, rng, "greedy", config.epsilon)
+    val, _ = play_games(config.val_games, rng, "greedy", config.epsilon)
+    id_moves, id_legal = play_games(config.id_games, rng, "greedy", config.epsilon)
+    ood_moves, ood_legal = play_games(config.ood_games, rng, "random")
+    t1 = time.perf_counter()
+    net = TransformerConfig(
+        vocab_size=VOCAB,
+        block_size=train.shape[1],
+        n_layer=config.n_layer,
+        n_head=config.n_head,
+        n_embd=config.n_embd,
+    )
+    model, curves = train_gpt(
+        train,
+        val,
+        net,
+        steps=config.steps,
+        batch_size=config.batch_size,
+        lr=config.lr,
+        seed=seed,
+        eval_every=config.eval_every,
+    )
+    t2 = time.perf_counter()
+    ind = _read(model, id_moves, id_legal, config, rng)
+    ood = _read(model, ood_moves, ood_legal, config, rng)
+    t3 = time.perf_counter()
+    examples = _examples(ood, ood_moves)
+    for part in (ind, ood):
+        del part["structures"]
+    return {
+        "id": ind,
+        "ood": ood,
+        "curves": curves,
+        "examples": examples,
+        "generate_seconds": t1 - t0,
+        "train_seconds": t2 - t1,
+        "read_seconds": t3 - t2,
+    }
+
+
+def _examples(ood: dict, moves: np.ndarray) -> dict:
+    """Two OOD prefixes of 10 to 14 moves for the structure figure: the most confident one
+    with a legal prediction and the least confident one with an illegal prediction."""
+    length_ok = (ood["lengths"] >= 10) & (ood["lengths"] <= 14)
+    out = {}
+    for name, want, pick in (
+        ("confident_legal", True, np.argmax),
+        ("unsure_illegal", False, np.argmin),
+    ):
+        idx = np.flatnonzero(length_ok & (ood["legal"] == want))
+        if len(idx) == 0:
+            continue
+        g = int(idx[pick(ood["confidence"][idx])])
+        out[name] = {
+            "moves": moves[g, : ood["lengths"][g]],
+            "adjacency": ood["structures"][g],
+            "confidence": float(ood["confidence"][g]),
+        }
+    return out
+
+
+def _auc(labels: np.ndarray, score: np.ndarray) -> float:
+    if labels.all() or not labels.any():
+        return float("nan")
+    return float(roc_auc_score(labels, score))
+
+
+def _quintile_rates(confidence: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Legal-move rate per confidence quintile, lowest first: (5,)."""
+    rank = np.argsort(np.argsort(confidence, kind="stable"), kind="stable")
+    q = rank * 5 // len(confidence)  # (n,) in 0..4, equal-count bins
+    return np.array([legal[q == k].mean() for k in range(5)])
+
+
+def _within_length_auc(part: dict, score: np.ndarray, bins: tuple[int, ...]) -> float:
+    """AUC of ``score`` inside prefix-length bins, averaged with the bins' sizes as weights:
+    the association that prefix length (which drives both) cannot explain."""
+    total, weight = 0.0, 0
+    for lo, hi in zip(bins[:-1], bins[1:], strict=True):
+        sel = (part["lengths"] >= lo) & (part["lengths"] < hi)
+        auc = _auc(part["legal"][sel], score[sel])
+        if np.isfinite(auc):
+            total, weight = total + auc * sel.sum(), weight + sel.sum()
+    return total / weight if weight else float("nan")
+
+
+def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
+    measurements: dict[str, float] = {}
+    figures: dict[str, Figure] = {}
+    by_run = {cell["run"]: out for cell, out in results}
+    for run, out in by_run.items():
+        prefix = "" if run == "main" else f"{run}_"
+        _measure(config, out, measurements, prefix)
+    main = by_run["main"]
+    figures["legal_rate_by_confidence_quintile"] = _fig_quintiles(main)
+    figures["training_curves"] = _fig_curves(main)
+    if main["examples"]:
+        figures["example_structures"] = _fig_structures(main["examples"])
+    return Summary(measurements, figures)
+
+
+def _measure(config: Config, out: dict, m: dict[str, float], prefix: str) -> None:
+    ind, ood, curves = out["id"], out["ood"], out["curves"]
+    m[f"{prefix}a_id_legal_rate"] = float(ind["legal"].mean())
+    m[f"{prefix}ood_legal_rate"] = float(ood["legal"].mean())
+    rates = _quintile_rates(ood["confidence"], ood["legal"])
+    for k, rate in enumerate(rates):
+        m[f"{prefix}ood_legal_rate_q{k + 1}"] = float(rate)
+    m[f"{prefix}b_spearman"] = float(spearmanr(np.arange(5), rates).statistic)
+    m[f"{prefix}b_gap"] = float(rates[-1] - rates[0])
+    scores = {
+        "confidence": ood["confidence"],
+        "top_probability": ood["top_probability"],
+        # low entropy = focused attention; the sign is fixed before looking: higher score,
+        # more confident
+        "attention_entropy": -ood["attention_entropy"],
+    }
+    for name, score in scores.items():
+        m[f"{prefix}auc_{name}"] = _auc(ood["legal"], score)
+        m[f"{prefix}auc_{name}_within_length"] = _within_length_auc(ood, score, config.length_bins)
+    m[f"{prefix}c_auc_gap"] = m[f"{prefix}auc_confidence"] - m[f"{prefix}auc_top_probability"]
+    m[f"{prefix}auc_id_confidence"] = _auc(ind["legal"], ind["confidence"])
+    m[f"{prefix}mean_confidence_id"] = float(ind["confidence"].mean())
+    m[f"{prefix}mean_confidence_ood"] = float(ood["confidence"].mean())
+    m[f"{prefix}mean_edges_ood"] = float(ood["edges"].mean())
+    m[f"{prefix}mean_tests_ood"] = float(ood["tests"].mean())
+    m[f"{prefix}corr_confidence_length_ood"] = float(
+        spearmanr(ood["confidence"], ood["lengths"]).statistic
+    )
+    val = curves["val_loss"]
+    last = val[-max(2, len(val) // 4) :]
+    m[f"{prefix}final_train_loss"] = float(curves["train_loss"][-1])
+    m[f"{prefix}final_val_loss"] = float(val[-1])
+    m[f"{prefix}val_loss_rel_change_last_quarter"] = float(abs(last[0] - last[-1]) / last[-1])
+    m[f"{prefix}discovery_ms_per_prefix"] = (
+        1000
+        * (ind["discovery_seconds"] + ood["discovery_seconds"])
+        / (len(ind["legal"]) + len(ood["legal"]))
+    )
+    m[f"{prefix}train_seconds"] = float(out["train_seconds"])
+
+
+def _fig_quintiles(out: dict) -> Figure:
+    ood = out["ood"]
+    rates = _quintile_rates(ood["confidence"], ood["legal"])
+    fig = Figure(figsize=(5, 3.5))
+    ax = fig.subplots()
+    ax.bar(np.arange(1, 6), rates, color="tab:blue")
+    ax.axhline(ood["legal"].mean(), color="k", ls="--", lw=1, label="all OOD prefixes")
+    ax.set_xlabel("structural confidence quintile (stand-in score; 1 = lowest)")
+    ax.set_ylabel("legal-move rate")
+    ax.set_ylim(max(0.0, rates.min() - 0.1), 1.0)
+    ax.set_title("OOD prefixes (random legal games)")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def _fig_curves(out: dict) -> Figure:
+    c = out["curves"]
+    fig = Figure(figsize=(5, 3.5))
+    ax = fig.subplots()
+    ax.plot(c["step"], c["train_loss"], label="train")
+    ax.plot(c["step"], c["val_loss"], label="validation")
+    ax.set_xlabel("step")
+    ax.set_ylabel("next-move cross-entropy")
+    ax.set_title("GPT training on greedy-with-noise games")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def _fig_structures(examples: dict) -> Figure:
+    fig = Figure(figsize=(4.2 * len(examples), 4.4))
+    axes = np.atleast_1d(fig.subplots(1, len(examples)))
+    for ax, (name, ex) in zip(axes, examples.items(), strict=True):
+        moves, adj = np.asarray(ex["moves"]), np.asarray(ex["adjacency"])
+        rc = np.stack([moves // SIZE, moves % SIZE], axis=1)  # (t, 2) row, column
+        for k in range(SIZE + 1):
+            ax.plot([k - 0.5, k - 0.5], [-0.5, SIZE - 0.5], color="0.8", lw=0.8)
+            ax.plot([-0.5, SIZE - 0.5], [k - 0.5, k - 0.5], color="0.8", lw=0.8)
+        for i, j in zip(*np.nonzero(adj), strict=True):
+            (ri, ci), (rj, cj) = rc[i], rc[j]
+            ax.annotate(
+                "",
+                xy=(cj, rj),
+                xytext=(ci, ri),
+                arrowprops={"arrowstyle": "->", "color": "tab:red", "alpha": 0.6, "lw": 1},
+            )
+        for t, (r, c) in enumerate(rc):
+            ax.text(
+                c,
+                r,
+                str(t + 1),
+                ha="center",
+                va="center",
+                fontsize=9,
+                bbox={"boxstyle": "circle", "fc": "white", "ec": "k", "lw": 0.6},
+            )
+        ax.set_xlim(-0.5, SIZE - 0.5)
+        ax.set_ylim(SIZE - 0.5, -0.5)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_title(f"{name.replace('_', ', ')}: confidence {ex['confidence']:.2f}", fontsize=9)
+    fig.suptitle("Structures learned from attention over a prefix's moves (move t on its square)")
+    fig.tight_layout()
+    return fig
