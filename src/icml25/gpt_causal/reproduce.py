@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from scipy.stats import spearmanr
 from sklearn.metrics import roc_auc_score
 
-from icml25.common.transformer import TransformerConfig
+from icml25.common.transformer import Transformer, TransformerConfig
 from icml25.gpt_causal.causal_discovery import (
     attention_correlation,
     ordered_causal_discovery,
@@ -38,16 +38,16 @@ CELL_THREADS = 1
 
 @dataclass(frozen=True)
 class Config:
-    train_games: int = 20000
+    train_games: int = 30000
     val_games: int = 500  # validation loss during training
     id_games: int = 2000  # held-out greedy games: in-distribution prefixes
-    ood_games: int = 2000  # uniformly random legal games: out-of-distribution prefixes
+    ood_games: int = 5000  # uniformly random legal games: out-of-distribution prefixes
     epsilon: float = 0.1  # the greedy player's exploration rate
     min_prefix: int = 5  # prefixes have min_prefix .. (game length - 1) moves
     n_layer: int = 3
     n_head: int = 4
     n_embd: int = 64
-    steps: int = 7000
+    steps: int = 5000
     batch_size: int = 128
     lr: float = 3e-3
     eval_every: int = 250
@@ -91,17 +91,14 @@ def _prefix_lengths(moves: np.ndarray, minimum: int, rng: np.random.Generator) -
     return rng.integers(minimum, np.maximum(n_moves, minimum + 1))
 
 
-def _read(model, moves, legal, config: Config, rng: np.random.Generator) -> dict:
-    """Legal-move outcome, baselines and structural confidence per prefix."""
-    lengths = _prefix_lengths(moves, config.min_prefix, rng)  # (n,)
-    out = prefix_readouts(model, moves, lengths, layer=config.layer)
-    is_legal = legal[np.arange(len(moves)), lengths, out["prediction"]]  # (n,)
-    confidence = np.empty(len(moves))
-    edges = np.empty(len(moves), dtype=np.int64)
-    tests = np.empty(len(moves), dtype=np.int64)
+def _discover(attention: list[np.ndarray], config: Config) -> dict:
+    """Per prefix (its own ordered search): structural confidence, edges, tests, structure."""
+    confidence = np.empty(len(attention))
+    edges = np.empty(len(attention), dtype=np.int64)
+    tests = np.empty(len(attention), dtype=np.int64)
     structures = []
     start = time.perf_counter()
-    for g, A in enumerate(out["attention"]):  # per prefix: its own ordered search
+    for g, A in enumerate(attention):
         corr = attention_correlation(A[1:])  # move tokens m_1..m_t (rows), all columns
         s = ordered_causal_discovery(corr, config.n_embd, config.alpha, config.max_cond_size)
         confidence[g] = structural_confidence(s, config.alpha)
@@ -109,16 +106,32 @@ def _read(model, moves, legal, config: Config, rng: np.random.Generator) -> dict
         structures.append(s.adjacency)
     seconds = time.perf_counter() - start
     return {
-        "lengths": lengths,
-        "legal": is_legal,
         "confidence": confidence,
-        "top_probability": out["top_probability"],
-        "attention_entropy": out["attention_entropy"],
         "edges": edges,
         "tests": tests,
-        "discovery_seconds": seconds,
         "structures": structures,
+        "discovery_seconds": seconds,
     }
+
+
+def _read(model, moves, legal, config: Config, rng: np.random.Generator, control=None) -> dict:
+    """Legal-move outcome, baselines and structural confidence per prefix; with ``control``
+    (an untrained network) also the confidence read from its attention on the same prefixes."""
+    lengths = _prefix_lengths(moves, config.min_prefix, rng)  # (n,)
+    out = prefix_readouts(model, moves, lengths, layer=config.layer)
+    is_legal = legal[np.arange(len(moves)), lengths, out["prediction"]]  # (n,)
+    found = _discover(out["attention"], config)
+    result = {
+        "lengths": lengths,
+        "legal": is_legal,
+        "top_probability": out["top_probability"],
+        "attention_entropy": out["attention_entropy"],
+        **found,
+    }
+    if control is not None:
+        untrained = prefix_readouts(control, moves, lengths, layer=config.layer)["attention"]
+        result["control_confidence"] = _discover(untrained, config)["confidence"]
+    return result
 
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
@@ -149,7 +162,8 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     )
     t2 = time.perf_counter()
     ind = _read(model, id_moves, id_legal, config, rng)
-    ood = _read(model, ood_moves, ood_legal, config, rng)
+    # control: the same prefixes read through the attention of the untrained network
+    ood = _read(model, ood_moves, ood_legal, config, rng, control=Transformer(net, seed=seed))
     t3 = time.perf_counter()
     examples = _examples(ood, ood_moves)
     for part in (ind, ood):
@@ -246,6 +260,9 @@ def _measure(config: Config, out: dict, m: dict[str, float], prefix: str) -> Non
         m[f"{prefix}auc_{name}"] = _auc(ood["legal"], score)
         m[f"{prefix}auc_{name}_within_length"] = _within_length_auc(ood, score, config.length_bins)
     m[f"{prefix}c_auc_gap"] = m[f"{prefix}auc_confidence"] - m[f"{prefix}auc_top_probability"]
+    control = _quintile_rates(ood["control_confidence"], ood["legal"])
+    m[f"{prefix}control_untrained_b_gap"] = float(control[-1] - control[0])
+    m[f"{prefix}control_untrained_auc_confidence"] = _auc(ood["legal"], ood["control_confidence"])
     m[f"{prefix}auc_id_confidence"] = _auc(ind["legal"], ind["confidence"])
     m[f"{prefix}mean_confidence_id"] = float(ind["confidence"].mean())
     m[f"{prefix}mean_confidence_ood"] = float(ood["confidence"].mean())
