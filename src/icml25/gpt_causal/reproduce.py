@@ -329,7 +329,14 @@ def _fig_structures(examples: dict) -> Figure:
                 "",
                 xy=(cj, rj),
                 xytext=(ci, ri),
-                arrowprops={"arrowstyle": "->", "color": "tab:red", "alpha": 0.6, "lw": 1},
+                arrowprops={
+                    "arrowstyle": "-|>",
+                    "color": "tab:red",
+                    "alpha": 0.7,
+                    "lw": 1,
+                    "shrinkA": 9,
+                    "shrinkB": 9,
+                },
             )
         for t, (r, c) in enumerate(rc):
             ax.text(
