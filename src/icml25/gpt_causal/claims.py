@@ -62,5 +62,7 @@ CLAIMS = (
     ),
 )
 
-# wall-clock measurements: shown beside the committed ones by --compare, never compared
+
+# wall-clock measurements (default scale only): shown beside the committed ones by --compare,
+# never compared
 TOLERANCES = {"train_seconds": None, "discovery_ms_per_prefix": None}
