@@ -14,7 +14,7 @@ CLAIMS = (
         "a_id_legal_rate",
         ">=",
         0.90,
-        paper_value="legal-move rate about 95% (8x8 Othello, GPT-2-like model)",
+        paper_value="about 95% legal moves, 8x8 (from a summary of the paper, not its text)",
         source="Sec. 5 (Othello experiments)",
     ),
     Claim(
