@@ -12,6 +12,9 @@ test prompts and score them. Methods:
   decoded greedily (one answer) and with each temperature of the grid, top-k off;
 - ``teacherless``: the official hybrid, hash prefixes, greedy;
 - ``mdm``: masked diffusion on the no-hash sequences (as the official SEDD runs), sampled.
+
+Every model is the same 3-layer, d = 96 transformer trained with the same steps and batch on a
+task (``steps``; ``sibling_steps`` on sibling, where 800 steps had not reached the plateau).
 """
 
 from __future__ import annotations

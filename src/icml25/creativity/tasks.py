@@ -261,7 +261,9 @@ def triangle_task(
     edges = np.argwhere(adj)  # (2E, 2) both orientations
     uv = ENTITY0 + edges[rng.integers(0, len(edges), n_edge)]
     u, v = uv.T
-    edge_seq = np.stack([np.full(n_edge, EDGE), u, v, np.full(n_edge, SEP), v, u, END + 0 * u], 1)
+    edge_seq = np.stack(
+        [np.full(n_edge, EDGE), u, v, np.full(n_edge, SEP), v, u, np.full(n_edge, END)], 1
+    )
     width = tri_seq.shape[1]
     edge_seq = np.pad(edge_seq, ((0, 0), (0, width - edge_seq.shape[1])), constant_values=PAD)
     train = np.empty((n_samples, width), np.int64)
