@@ -214,6 +214,12 @@ def test_python_m_icml25_and_show_without_torch():
     assert "claim (a)" in done.stdout and "check (b)" in done.stdout
 
 
+def _sigint_as_in_a_foreground_shell() -> None:
+    """In the child before it starts: SIGINT by default, even when these tests run in the
+    background (where a shell ignores SIGINT, and the child would inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize(
     "jobs, signum, code",
     [("1", signal.SIGINT, 130), ("1", signal.SIGTERM, 143), ("2", signal.SIGTERM, 143)],
@@ -223,7 +229,10 @@ def test_ctrl_c_or_sigterm_stops_keeps_finished_cells_and_leaves_no_worker(
 ):
     command = [sys.executable, "-m", "icml25", "run", SLUG, "--scale", "default", "--jobs", jobs]
     process = subprocess.Popen(
-        [*command, "--out", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [*command, "--out", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_sigint_as_in_a_foreground_shell,
     )
     cells = tmp_path / SLUG / "default" / "seed-0" / "cells"
     deadline = time.monotonic() + 60
