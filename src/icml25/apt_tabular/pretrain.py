@@ -1,0 +1,130 @@
+"""Adversarial pre-training of APT (Wu & Bergman, ICML 2025, Sec. 3.1, Alg. 1; official
+``apt/train/train.py``).
+
+Each step draws a batch of ``batch_size`` synthetic datasets: ``n_adversarial`` from trainable
+data makers (their weights take an AdamW step of gradient *ascent* on the model's loss, lr
+``adversary_lr``, and are redrawn every ``reset_every`` steps) and the rest from fixed random
+makers drawn afresh. The model takes an AdamW descent step on the cross-entropy of the test rows
+(the last ``n_rows - n_train`` rows of each dataset). ``n_adversarial = 0`` is plain
+pre-training: the same number of datasets per batch, all fixed random draws.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+
+from icml25.apt_tabular.model import APT, ModelConfig
+from icml25.apt_tabular.prior import DataMaker, make_batch
+
+
+@dataclass(frozen=True)
+class PretrainConfig:
+    """Pre-training settings; ``seed`` fixes the model's initialisation and every draw."""
+
+    model: ModelConfig = field(default_factory=ModelConfig)
+    steps: int = 1000
+    batch_size: int = 8
+    n_adversarial: int = 2
+    n_rows: int = 200
+    train_fraction: float = 0.75
+    max_features: int = 30
+    max_classes: int = 10
+    lr: float = 1e-3
+    adversary_lr: float = 1e-2
+    reset_every: int = 100
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.n_adversarial <= self.batch_size:
+            raise ValueError("n_adversarial must be in [0, batch_size]")
+        if self.steps < 1 or self.n_rows < 4:
+            raise ValueError("steps must be >= 1 and n_rows >= 4")
+
+
+def class_loss(probs: torch.Tensor, y_test: torch.Tensor, eps: float = 1e-4) -> torch.Tensor:
+    """Mean ``-log(p(y_test) + eps)`` (the official ``classification_loss``); ``probs``
+    ``(B, m, K)``, ``y_test`` ``(B, m)``."""
+    return -torch.log(probs.gather(-1, y_test[..., None]) + eps).mean()
+
+
+def pretrain(config: PretrainConfig) -> dict:
+    """Pre-train a model; returns weights ``{"config": dict, "state": {name: float32 array},
+    "losses": per-step losses}`` for :class:`~icml25.apt_tabular.APTClassifier`."""
+    c = config
+    g = torch.Generator().manual_seed(c.seed)
+    model = APT(c.model, seed=c.seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=c.lr)
+    warmup = max(1, c.steps // 20)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * s / c.steps))
+    )
+    n_train = int(c.n_rows * c.train_fraction)
+    adversaries, adv_opt = [], None
+    losses = np.empty(c.steps)
+    model.train()
+    for step in range(c.steps):
+        if c.n_adversarial and step % c.reset_every == 0:
+            adversaries = [_maker(c, g) for _ in range(c.n_adversarial)]
+            params = [p for a in adversaries for p in a.parameters()]
+            adv_opt = torch.optim.AdamW(params, lr=c.adversary_lr)
+        fixed = [_maker(c, g) for _ in range(c.batch_size - c.n_adversarial)]
+        x, y = make_batch(adversaries + fixed, c.n_rows, n_train, g)
+        probs = model(x, y[:, :n_train], n_classes=c.max_classes, generator=g)
+        loss = class_loss(probs, y[:, n_train:])
+        opt.zero_grad()
+        if adv_opt is not None:
+            adv_opt.zero_grad()
+        loss.backward()
+        if adv_opt is not None:
+            for a in adversaries:  # ascent: negate the makers' gradients
+                for p in a.parameters():
+                    p.grad.neg_()
+            adv_opt.step()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        losses[step] = loss.item()
+    model.eval()
+    return {"config": asdict(c.model), "state": _state(model), "losses": losses}
+
+
+def _maker(c: PretrainConfig, g: torch.Generator) -> DataMaker:
+    return DataMaker(g, max_features=c.max_features, max_classes=c.max_classes)
+
+
+def _state(model: APT) -> dict[str, np.ndarray]:
+    return {k: v.detach().float().numpy().copy() for k, v in model.state_dict().items()}
+
+
+def load_model(weights: dict) -> APT:
+    """The :class:`APT` network of ``weights`` (as returned by :func:`pretrain`), in eval mode."""
+    if not isinstance(weights, dict) or "config" not in weights or "state" not in weights:
+        raise ValueError("weights must be a dict with 'config' and 'state', as pretrain returns")
+    model = APT(ModelConfig(**weights["config"]))
+    model.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in weights["state"].items()})
+    return model.eval()
+
+
+def save_weights(weights: dict, path) -> None:
+    """Write ``weights`` to ``path`` as a ``.npz`` (float32 arrays, the config as JSON text)."""
+    import json
+
+    arrays = {f"state/{k}": np.asarray(v, np.float32) for k, v in weights["state"].items()}
+    np.savez_compressed(path, config=np.array(json.dumps(weights["config"])), **arrays)
+
+
+def read_weights(source) -> dict:
+    """Read weights written by :func:`save_weights` (a path or bytes)."""
+    import json
+
+    if isinstance(source, bytes):
+        source = io.BytesIO(source)
+    with np.load(source) as f:
+        config = json.loads(str(f["config"]))
+        state = {k[len("state/") :]: f[k] for k in f.files if k.startswith("state/")}
+    return {"config": config, "state": state}
