@@ -82,6 +82,13 @@ def test_wheel_has_each_paper_readme_and_committed_figures(wheel):
     assert not missing, f"not in the wheel: {missing}"
 
 
+def test_wheel_has_the_shipped_model_weights(wheel):
+    weights = _expected("*/weights/*.npz")
+    assert "icml25/apt_tabular/weights/apt_default.npz" in weights
+    missing = sorted(set(weights) - wheel)
+    assert not missing, f"not in the wheel: {missing}"
+
+
 def test_wheel_has_every_committed_result(wheel):
     """Each ``results/*/*/*/summary.json`` of the source tree; none is also fine (the folder
     may be empty), but then no stray result may be in the wheel either."""
