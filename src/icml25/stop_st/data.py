@@ -1,0 +1,191 @@
+"""A spatio-temporal generator on a random geometric sensor graph, with the shifts of STOP
+(Ma et al., *Robust Spatio-Temporal Centralized Interaction for OOD Learning*, ICML 2025).
+
+The paper's benchmarks (LargeST, TrafficStream, KnowAir) cannot be downloaded here; this
+generator stands in for them with a known ground truth. ``n`` sensors sit uniformly in the unit
+square; two sensors closer than ``radius`` are linked with the Gaussian-kernel weight
+``W_ij = exp(-d_ij^2 / sigma^2)`` (the LargeST construction). Sensor ``i`` records
+
+    x_t(i) = mu(p_i) + a(p_i) [sin(w t + phi(p_i)) + 0.4 sin(2 w t + 2 phi(p_i))] + e_t(i),
+    e_{t+1} = rho [(1 - alpha) e_t + alpha P e_t] + s_t + sigma_eps eps_t,
+
+with ``w = 2 pi / steps_per_day`` (daily periodicity), ``mu, a, phi`` smooth random fields of the
+position ``p_i`` (sums of random cosines, so that neighbours look alike and an unseen sensor
+resembles its neighbourhood), ``P`` the row-normalised adjacency (diffusion of the residual
+``e`` over the graph), ``s_t`` sparse pulses (incidents) that then diffuse, and ``eps`` white
+noise. The *later period* changes the dynamics: the phase field shifts (``phase_shift``), the
+amplitude grows (``amplitude_scale``), a new smooth level field is added (``level_shift``), the
+diffusion is faster (``alpha_shift``) and pulses are more frequent (``pulse_rate_shift``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class SensorGraph:
+    """Positions (n, 2) and Gaussian-kernel adjacency (n, n), zero diagonal."""
+
+    positions: np.ndarray
+    adjacency: np.ndarray
+
+    def subgraph(self, nodes: np.ndarray) -> np.ndarray:
+        """The adjacency among ``nodes`` (in their order): (len(nodes), len(nodes))."""
+        return self.adjacency[np.ix_(nodes, nodes)]
+
+
+@dataclass(frozen=True)
+class Periods:
+    """The generated series: ``base`` (T0, n) with the training dynamics, ``shifted`` (T1, n)
+    with the changed ones, the graph, and the time of day of each series' first step."""
+
+    base: np.ndarray
+    shifted: np.ndarray
+    graph: SensorGraph
+    steps_per_day: int
+    shifted_start: int  # time-of-day offset of shifted[0]
+
+
+def random_geometric_graph(
+    n: int, rng: np.random.Generator, radius: float = 0.2, sigma: float = 0.1
+) -> SensorGraph:
+    """``n`` sensors uniform in the unit square, linked within ``radius``; weights
+    ``exp(-d^2 / sigma^2)``."""
+    if n < 2:
+        raise ValueError(f"n must be at least 2, got {n}")
+    if radius <= 0 or sigma <= 0:
+        raise ValueError(f"radius and sigma must be positive, got {radius}, {sigma}")
+    pos = rng.uniform(size=(n, 2))  # (n, 2)
+    d2 = ((pos[:, None] - pos[None]) ** 2).sum(-1)  # (n, n)
+    adj = np.exp(-d2 / sigma**2) * (d2 < radius**2)
+    np.fill_diagonal(adj, 0.0)
+    return SensorGraph(pos, adj)
+
+
+def smooth_field(pos: np.ndarray, rng: np.random.Generator, terms: int = 4, freq: float = 4.0):
+    """A smooth random function of position, roughly unit variance: (n, 2) -> (n,)."""
+    omega = rng.normal(scale=freq, size=(terms, 2))  # (J, 2)
+    shift = rng.uniform(0, 2 * np.pi, size=terms)
+    weight = rng.normal(size=terms) * np.sqrt(2.0 / terms)
+    return np.cos(pos @ omega.T + shift) @ weight  # (n,)
+
+
+def diffusion_matrix(adjacency: np.ndarray) -> np.ndarray:
+    """Row-normalised adjacency ``P``; an isolated sensor keeps its own value."""
+    deg = adjacency.sum(1, keepdims=True)
+    eye = np.eye(len(adjacency))
+    return np.where(deg > 0, adjacency / np.maximum(deg, 1e-12), eye)
+
+
+def simulate(
+    graph: SensorGraph,
+    steps: int,
+    rng: np.random.Generator,
+    *,
+    steps_per_day: int,
+    level: np.ndarray,
+    amplitude: np.ndarray,
+    phase: np.ndarray,
+    start: int = 0,
+    rho: float = 0.9,
+    alpha: float = 0.5,
+    pulse_rate: float = 0.01,
+    pulse_size: float = 2.0,
+    noise: float = 0.25,
+    burn_in: int = 50,
+) -> np.ndarray:
+    """Run the diffusion recursion above for ``steps`` steps: (steps, n)."""
+    n = len(level)
+    P = diffusion_matrix(graph.adjacency)  # (n, n)
+    M = rho * ((1 - alpha) * np.eye(n) + alpha * P)  # (n, n)
+    e = np.zeros(n)
+    resid = np.empty((steps, n))
+    for t in range(burn_in + steps):  # a recursion in time: one (n, n) product per step
+        pulses = (rng.uniform(size=n) < pulse_rate) * rng.exponential(pulse_size, size=n)
+        e = M @ e + pulses + noise * rng.normal(size=n)
+        if t >= burn_in:
+            resid[t - burn_in] = e
+    w = 2 * np.pi / steps_per_day
+    t = (start + np.arange(steps))[:, None]  # (steps, 1)
+    daily = np.sin(w * t + phase) + 0.4 * np.sin(2 * w * t + 2 * phase)  # (steps, n)
+    return level + amplitude * daily + resid
+
+
+def generate(
+    n: int,
+    base_days: int,
+    shifted_days: int,
+    rng: np.random.Generator,
+    *,
+    steps_per_day: int = 24,
+    phase_shift: float = 0.8,
+    amplitude_scale: float = 1.3,
+    level_shift: float = 0.6,
+    alpha_shift: float = 0.85,
+    pulse_rate_shift: float = 0.02,
+) -> Periods:
+    """A sensor graph and two periods: ``base_days`` with the base dynamics and, later,
+    ``shifted_days`` with the changed ones (see the module docstring)."""
+    for name, value in (("base_days", base_days), ("shifted_days", shifted_days)):
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1, got {value}")
+    graph = random_geometric_graph(n, rng)
+    pos = graph.positions
+    level = 5.0 + smooth_field(pos, rng)
+    amplitude = 1.5 + 0.5 * smooth_field(pos, rng)
+    phase = 1.5 * smooth_field(pos, rng)
+    common = dict(steps_per_day=steps_per_day)
+    base = simulate(
+        graph,
+        base_days * steps_per_day,
+        rng,
+        level=level,
+        amplitude=amplitude,
+        phase=phase,
+        **common,
+    )
+    shifted = simulate(
+        graph,
+        shifted_days * steps_per_day,
+        rng,
+        level=level + level_shift * smooth_field(pos, rng),
+        amplitude=amplitude * amplitude_scale,
+        phase=phase + phase_shift,
+        alpha=alpha_shift,
+        pulse_rate=pulse_rate_shift,
+        **common,
+    )
+    return Periods(base, shifted, graph, steps_per_day, 0)
+
+
+@dataclass(frozen=True)
+class NodeSplit:
+    """STOP's spatial split (official ``main.py``): train on ``train``; test on ``test`` =
+    the training nodes less ``removed``, plus ``new`` nodes never seen in training."""
+
+    train: np.ndarray
+    removed: np.ndarray
+    new: np.ndarray
+
+    @property
+    def test(self) -> np.ndarray:
+        kept = np.setdiff1d(self.train, self.removed, assume_unique=True)
+        kept = self.train[np.isin(self.train, kept)]  # keep the training order
+        return np.concatenate([kept, self.new])
+
+
+def node_split(
+    n: int, rng: np.random.Generator, max_increase: float = 0.3, change: float = 0.1
+) -> NodeSplit:
+    """Shuffle the ``n`` sensors; ``n / (1 + max_increase)`` of them train; the test set drops
+    ``change`` of those and adds as many new ones (the official code's defaults)."""
+    order = rng.permutation(n)
+    n_train = int(n / (1 + max_increase))
+    k = max(1, int(n_train * change))
+    if n_train + k > n:
+        raise ValueError(f"n={n} too small for max_increase={max_increase}, change={change}")
+    train = order[:n_train]
+    return NodeSplit(train=train, removed=train[n_train - k :], new=order[n_train : n_train + k])

@@ -1,0 +1,173 @@
+"""``STOPForecaster``: a ``fit(y)`` / ``predict(horizon)`` estimator on arrays (time, nodes).
+
+Normalisation: one global z-score, ``(y - mean) / std`` with the mean and standard deviation
+of the whole training array (all steps, all nodes), the official ``StandardScaler``; one pair
+for all nodes, so that nodes unseen in training are normalised the same way. Forecasts come
+back in the original units.
+
+Time of day: step ``t`` of an array that starts at ``start`` has time-of-day index
+``(start + t) mod steps_per_day``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+
+import numpy as np
+import torch
+
+from icml25.stop_st.model import MODELS, ModelConfig
+from icml25.stop_st.training import TrainConfig, predict_windows, train_model
+
+
+def _as_series(y, name: str, min_len: int) -> np.ndarray:
+    arr = np.asarray(y, dtype=float)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array (time, nodes), got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    if len(arr) < min_len:
+        raise ValueError(f"{name} has {len(arr)} time steps; at least {min_len} are needed")
+    return arr
+
+
+class STOPForecaster:
+    """Train and run STOP (``model="stop"``) or a baseline (``"gcn"``, ``"backbone"``).
+
+    >>> f = STOPForecaster(input_len=12, horizon=12, steps_per_day=24, epochs=5)
+    >>> f.fit(y_train)                          # (T, N)                  # doctest: +SKIP
+    >>> f.predict(12)                           # next 12 steps, (12, N)  # doctest: +SKIP
+    >>> f.predict(6, history=y_new_nodes)       # any node set, (6, N')   # doctest: +SKIP
+
+    ``perturb`` and ``robust`` switch STOP's message perturbation and robust loss
+    (:mod:`icml25.stop_st.training`); they default to on for STOP and must stay off for the
+    baselines, which have no node-to-core messages. ``adjacency`` (N, N) is needed by the GCN.
+    ``val_fraction`` of the end of the training array selects the best epoch (0: the last).
+    """
+
+    def __init__(
+        self,
+        model: str = "stop",
+        *,
+        input_len: int = 12,
+        horizon: int = 12,
+        steps_per_day: int = 24,
+        epochs: int = 20,
+        batch_size: int = 32,
+        lr: float = 2e-3,
+        perturb: bool | None = None,
+        robust: bool | None = None,
+        val_fraction: float = 0.0,
+        seed: int = 0,
+        **sizes,
+    ):
+        if model not in MODELS:
+            raise ValueError(f"model must be one of {sorted(MODELS)}, got {model!r}")
+        for name, value in (("input_len", input_len), ("horizon", horizon)):
+            if value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        if not 0 <= val_fraction < 1:
+            raise ValueError(f"val_fraction must be in [0, 1), got {val_fraction}")
+        perturb = (model == "stop") if perturb is None else perturb
+        robust = (model == "stop") if robust is None else robust
+        if model != "stop" and (perturb or robust):
+            raise ValueError(f"perturb and robust apply to model='stop' only, not {model!r}")
+        self.model_name = model
+        self.model_config = ModelConfig(
+            input_len=input_len, horizon=horizon, steps_per_day=steps_per_day, **sizes
+        )
+        self.train_config = TrainConfig(
+            epochs=epochs, batch_size=batch_size, lr=lr, perturb=perturb, robust=robust
+        )
+        self.val_fraction = val_fraction
+        self.seed = seed
+
+    def with_training(self, **changes) -> STOPForecaster:
+        """A copy with other :class:`TrainConfig` fields (``envs``, ``drop_rate``, ``beta``...)."""
+        new = STOPForecaster.__new__(STOPForecaster)
+        new.__dict__.update(self.__dict__)
+        new.train_config = replace(self.train_config, **changes)
+        return new
+
+    def _scale(self, y: np.ndarray) -> torch.Tensor:
+        return torch.as_tensor((y - self.mean_) / self.std_, dtype=torch.float32)
+
+    def _adjacency(self, adjacency, n: int) -> torch.Tensor | None:
+        if self.model_name != "gcn":
+            return None
+        if adjacency is None:
+            raise ValueError("adjacency (nodes, nodes) is required by model='gcn'")
+        adj = np.asarray(adjacency, dtype=float)
+        if adj.shape != (n, n) or not np.isfinite(adj).all() or (adj < 0).any():
+            raise ValueError(f"adjacency must be a finite non-negative ({n}, {n}) array")
+        return torch.as_tensor(adj, dtype=torch.float32)
+
+    def fit(self, y, adjacency=None, start: int = 0) -> STOPForecaster:
+        """Fit on ``y`` (T, N); ``start`` is the time-of-day offset of ``y[0]``."""
+        cfg = self.model_config
+        y = _as_series(y, "y", cfg.input_len + cfg.horizon)
+        self.mean_, self.std_ = float(y.mean()), float(y.std()) or 1.0
+        adj = self._adjacency(adjacency, y.shape[1])
+        n_val = int(len(y) * self.val_fraction)
+        if n_val and n_val < cfg.input_len + cfg.horizon:
+            raise ValueError(f"val_fraction={self.val_fraction} leaves too few validation steps")
+        train, val = (y[:-n_val], y[-n_val:]) if n_val else (y, None)
+        # initialisation and dropout draw from torch's global generator: seed it inside a
+        # fork, which restores the caller's state afterwards
+        with torch.random.fork_rng():
+            torch.manual_seed(self.seed)
+            self.module_ = MODELS[self.model_name](cfg)
+            self.history_ = train_model(
+                self.module_,
+                self._scale(_as_series(train, "y", cfg.input_len + cfg.horizon)),
+                self.train_config,
+                self.seed,
+                t0=start,
+                adjacency=adj,
+                val_series=None if val is None else self._scale(val),
+                val_t0=start + len(train),
+            )
+        self.history_end_ = y[-cfg.input_len :]
+        self.history_start_ = start + len(y) - cfg.input_len
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "module_"):
+            raise ValueError("call fit(y) before predict")
+
+    def predict(self, horizon: int, history=None, adjacency=None, start: int | None = None):
+        """Forecast the ``horizon`` steps after ``history`` (T', N'), any node set, T' at least
+        ``input_len`` (default: the end of the training array). ``start`` is the time-of-day
+        offset of ``history[0]`` (default 0 for a given history). -> (horizon, N')."""
+        self._check_fitted()
+        cfg = self.model_config
+        if not isinstance(horizon, int | np.integer) or not 1 <= horizon <= cfg.horizon:
+            raise ValueError(f"horizon must be an integer in [1, {cfg.horizon}], got {horizon}")
+        if history is None:
+            hist, t0 = self.history_end_, self.history_start_
+        else:
+            hist = _as_series(history, "history", cfg.input_len)[-cfg.input_len :]
+            t0 = (0 if start is None else start) + len(history) - cfg.input_len
+        pad = np.zeros((cfg.horizon, hist.shape[1]))  # targets are not used
+        pred, _ = predict_windows(
+            self.module_,
+            self._scale(np.concatenate([hist, pad])),
+            torch.zeros(1, dtype=torch.long),
+            t0,
+            self._adjacency(adjacency, hist.shape[1]),
+        )
+        return pred[0, :horizon].numpy() * self.std_ + self.mean_
+
+    def rolling(self, y, adjacency=None, start: int = 0, stride: int = 1):
+        """Every window of ``y`` (T, N): forecasts and truths, both (W, H, N), original units."""
+        self._check_fitted()
+        cfg = self.model_config
+        y = _as_series(y, "y", cfg.input_len + cfg.horizon)
+        starts = torch.arange(0, len(y) - cfg.input_len - cfg.horizon + 1, stride)
+        pred, target = predict_windows(
+            self.module_, self._scale(y), starts, start, self._adjacency(adjacency, y.shape[1])
+        )
+        return pred.numpy() * self.std_ + self.mean_, target.numpy() * self.std_ + self.mean_
+
+    def get_params(self) -> dict:
+        return {"model": self.model_name, **asdict(self.model_config), **asdict(self.train_config)}
