@@ -1,0 +1,199 @@
+"""OmniBal data balancing: iterative sort-and-fill (ISF) into balanced mini-batches.
+
+OmniBal (ICML 2025), Sec. "data balance": each sample i has a vision size ``v_i`` (images, or
+image tiles, for the vision encoder) and a language size ``t_i`` (tokens for the language model).
+ISF packs samples into groups, one group being one rank's mini-batch of one step, under two
+budgets, ``sum v <= V_max`` and ``sum t <= T_max``:
+
+1. shuffle the samples and fill groups greedily in that order, closing a group when the next
+   sample would break a budget;
+2. keep the groups that are full enough (``sum v >= V_thresh`` or ``sum t >= T_thresh``);
+   shuffle the samples of the others and fill again; repeat ``iterations - 1`` times;
+3. the samples still left are filled once more and kept as they come.
+
+Steps then take ``R`` groups at random, one per data-parallel rank. The official code
+(ModelTC/OmniBal, ``dataset.py``) walks the samples one by one; here a fill is vectorised: the
+end of the group that would start at every position comes from two ``searchsorted`` on the
+cumulative sums, and the chain of group starts from position 0 is found by pointer doubling
+(``log2 n`` gathers), so no Python loop runs per sample or per group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from icml25.common.validate import check_int
+
+
+@dataclass(frozen=True)
+class Batches:
+    """Samples grouped into mini-batches (CSR layout) and the steps that use them.
+
+    members : (n,) sample indices, group g being ``members[offsets[g]:offsets[g + 1]]``.
+    offsets : (G + 1,) group boundaries.
+    steps : (S, R) group index of each rank at each step, -1 for a rank with no group (only in
+        the last step).
+    packed : whether a group is one packed sequence (ISF) or a padded batch of samples.
+    """
+
+    members: np.ndarray
+    offsets: np.ndarray
+    steps: np.ndarray
+    packed: bool
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.offsets) - 1
+
+    def group(self, g: int) -> np.ndarray:
+        return self.members[self.offsets[g] : self.offsets[g + 1]]
+
+
+def check_lengths(vision, text) -> tuple[np.ndarray, np.ndarray]:
+    """Per-sample sizes as int64 arrays of equal length, or ValueError naming the argument."""
+    v = np.asarray(vision)
+    t = np.asarray(text)
+    for name, a in (("vision", v), ("text", t)):
+        if a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(
+                f"{name} must be a non-empty 1-D integer array, got {a.dtype} {a.shape}"
+            )
+        if (a < 0).any():
+            raise ValueError(f"{name} must be non-negative")
+    if v.shape != t.shape:
+        raise ValueError(f"vision and text must have the same length, got {v.size} and {t.size}")
+    return v.astype(np.int64), t.astype(np.int64)
+
+
+def greedy_fill(v: np.ndarray, t: np.ndarray, vit_max: int, llm_max: int) -> np.ndarray:
+    """Group starts of the greedy fill of samples in the given order: (G,) positions.
+
+    ``v``, ``t`` (n,) are already in fill order and each sample fits the budgets alone.
+    """
+    n = len(v)
+    cv = np.concatenate([[0], np.cumsum(v)])  # (n + 1,)
+    ct = np.concatenate([[0], np.cumsum(t)])
+    # the group starting at i ends before the first j with cv[j] - cv[i] > vit_max (or tokens)
+    end_v = np.searchsorted(cv, cv[:-1] + vit_max, side="right") - 1
+    end_t = np.searchsorted(ct, ct[:-1] + llm_max, side="right") - 1
+    jump = np.concatenate([np.minimum(end_v, end_t), [n]])  # (n + 1,), jump[i] > i for i < n
+    on_chain = np.zeros(n + 1, bool)
+    on_chain[0] = True
+    # pointer doubling: after round k, on_chain holds the first 2^k starts of the chain from 0
+    for _ in range(int(np.ceil(np.log2(n + 1))) + 1):
+        on_chain[jump[on_chain]] = True
+        jump = jump[jump]
+    return np.flatnonzero(on_chain[:n])
+
+
+def isf(
+    vision,
+    text,
+    vit_max: int,
+    llm_max: int,
+    *,
+    vit_thresh: int | None = None,
+    llm_thresh: int | None = None,
+    iterations: int = 10,
+    n_ranks: int = 8,
+    seed: int = 0,
+) -> Batches:
+    """Iterative sort-and-fill (OmniBal's ISF) then a random assignment of groups to ranks.
+
+    Parameters
+    ----------
+    vision, text : (n,) per-sample vision size (images) and language size (tokens).
+    vit_max, llm_max : the budgets ``V_max``, ``T_max`` of one group; each sample must fit.
+    vit_thresh, llm_thresh : a group is kept when ``sum v >= vit_thresh`` or
+        ``sum t >= llm_thresh`` (default ``vit_max`` and ``llm_max - 128``, as the official code).
+    iterations : fills in all (the official ``iter_time``); 1 is a single greedy fill.
+    n_ranks : data-parallel ranks ``R``.
+    """
+    v, t = check_lengths(vision, text)
+    vit_max = check_int("vit_max", vit_max, minimum=1)
+    llm_max = check_int("llm_max", llm_max, minimum=1)
+    iterations = check_int("iterations", iterations, minimum=1)
+    n_ranks = check_int("n_ranks", n_ranks, minimum=1)
+    if v.max() > vit_max:
+        raise ValueError(f"vit_max must be >= the largest vision size {v.max()}, got {vit_max}")
+    if t.max() > llm_max:
+        raise ValueError(f"llm_max must be >= the largest text size {t.max()}, got {llm_max}")
+    vit_thresh = vit_max if vit_thresh is None else vit_thresh
+    llm_thresh = llm_max - 128 if llm_thresh is None else llm_thresh
+    rng = np.random.default_rng(seed)
+    kept_members, kept_sizes = [], []
+    pending = rng.permutation(len(v))  # (m,) samples still to group, in fill order
+    for it in range(iterations):
+        starts = greedy_fill(v[pending], t[pending], vit_max, llm_max)
+        sizes = np.diff(np.concatenate([starts, [len(pending)]]))  # (G,)
+        if it == iterations - 1:
+            keep = np.ones(len(starts), bool)
+        else:
+            full = (np.add.reduceat(v[pending], starts) >= vit_thresh) | (
+                np.add.reduceat(t[pending], starts) >= llm_thresh
+            )
+            keep = full
+        in_kept = np.repeat(keep, sizes)  # (m,)
+        kept_members.append(pending[in_kept])
+        kept_sizes.append(sizes[keep])
+        pending = rng.permutation(pending[~in_kept])
+        if pending.size == 0:
+            break
+    members = np.concatenate(kept_members)
+    offsets = np.concatenate([[0], np.cumsum(np.concatenate(kept_sizes))])
+    steps = assign_steps(len(offsets) - 1, n_ranks, rng)
+    return Batches(members, offsets, steps, packed=True)
+
+
+def random_batches(n: int, micro_batch: int, n_ranks: int = 8, *, seed: int = 0) -> Batches:
+    """The baseline: shuffled samples in fixed mini-batches of ``micro_batch``, padded to the
+    longest sample; consecutive batches go to consecutive ranks of a step."""
+    n = check_int("n", n, minimum=1)
+    micro_batch = check_int("micro_batch", micro_batch, minimum=1)
+    n_ranks = check_int("n_ranks", n_ranks, minimum=1)
+    rng = np.random.default_rng(seed)
+    members = rng.permutation(n)
+    offsets = np.concatenate([np.arange(0, n, micro_batch), [n]])
+    g = len(offsets) - 1
+    steps = np.full(-(-g // n_ranks) * n_ranks, -1)
+    steps[:g] = np.arange(g)
+    return Batches(members, offsets, steps.reshape(-1, n_ranks), packed=False)
+
+
+def first_fit_decreasing(vision, text, vit_max: int, llm_max: int, n_ranks: int = 8, *, seed=0):
+    """A bin-packing anchor: samples by decreasing text size, each into the first group where
+    both budgets still hold (two-dimensional first-fit decreasing); groups to ranks at random.
+
+    The loop runs per sample over a vector of open groups (O(n G)): an anchor, not a method.
+    """
+    v, t = check_lengths(vision, text)
+    if v.max() > vit_max or t.max() > llm_max:
+        raise ValueError("vit_max and llm_max must hold the largest sample")
+    order = np.lexsort((-v, -t))
+    cap = len(v)
+    room_v = np.empty(cap, np.int64)
+    room_t = np.empty(cap, np.int64)
+    label = np.empty(len(v), np.int64)
+    open_groups = 0
+    for i in order:
+        fits = np.flatnonzero((room_v[:open_groups] >= v[i]) & (room_t[:open_groups] >= t[i]))
+        g = fits[0] if fits.size else open_groups
+        if g == open_groups:
+            room_v[g], room_t[g] = vit_max, llm_max
+            open_groups += 1
+        room_v[g] -= v[i]
+        room_t[g] -= t[i]
+        label[i] = g
+    members = np.argsort(label, kind="stable")
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(label, minlength=open_groups))])
+    steps = assign_steps(open_groups, n_ranks, np.random.default_rng(seed))
+    return Batches(members, offsets, steps, packed=True)
+
+
+def assign_steps(n_groups: int, n_ranks: int, rng: np.random.Generator) -> np.ndarray:
+    """Groups in random order, ``n_ranks`` per step: (S, R), -1 pads the last step."""
+    steps = np.full(-(-n_groups // n_ranks) * n_ranks, -1)
+    steps[:n_groups] = rng.permutation(n_groups)
+    return steps.reshape(-1, n_ranks)

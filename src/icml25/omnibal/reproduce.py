@@ -1,0 +1,462 @@
+"""Reproduction: OmniBal's data, model and memory balance, in a cost model and on real ranks.
+
+Cells:
+- ``balance`` (claim a): 50,000 synthetic samples per draw, 8 ranks; ISF with searched
+  arguments against random mini-batches of 4 and first-fit-decreasing bin packing; plus ISF with
+  only the language budget and with only the vision budget (how the two budgets trade off);
+- ``partition`` (claims b, c): ``profile`` on a small ViT + decoder built here, then equal-layer,
+  parameter-balanced, searched and brute-force partitions for 4 stages in the 1F1B cost model,
+  and the adaptive recompute plan against full recomputation under a memory budget;
+- ``ranks`` (claim d): a gloo job of 2 CPU processes training a smaller ViT + decoder on the
+  same samples, random batches and ISF batches alternately, ``repeats`` times; idle time at the
+  all-reduce and samples per second, next to the cost model's prediction from single-process
+  timings.
+
+At smoke scale the ``partition`` and ``ranks`` cells run on a FLOP clock (FLOPs counted by
+torch instead of seconds) so that two runs give equal numbers; their verdicts are no evidence.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from icml25.lab.reproduction import Summary
+from icml25.omnibal.balance import first_fit_decreasing, isf, random_batches
+from icml25.omnibal.data import synthetic_lengths
+from icml25.omnibal.distributed import Layout, idle_at_allreduce, run_data_parallel
+from icml25.omnibal.metrics import balance_metrics, group_loads
+from icml25.omnibal.model import TinyVLM, VLMConfig, make_batch
+from icml25.omnibal.partition import (
+    brute_force_partition,
+    equal_layer_partition,
+    evaluate,
+    param_balanced_partition,
+    search_partition,
+)
+from icml25.omnibal.pipeline import one_f_one_b
+from icml25.omnibal.profile import profile
+from icml25.omnibal.recompute import adaptive_recompute, stage_memory
+from icml25.omnibal.search import search_arguments
+
+CELL_THREADS = 1
+
+
+@dataclass(frozen=True)
+class Config:
+    # (a) data balance
+    a_samples: int = 50_000
+    a_ranks: int = 8
+    a_micro_batch: int = 4
+    a_iterations: int = 50
+    a_draws: int = 3
+    a_ffd: bool = True
+    # (b, c) partition and recompute on a profiled model
+    b_model: VLMConfig = VLMConfig(
+        image=64, vit_width=192, vit_layers=12, llm_width=384, llm_layers=12, heads=6
+    )
+    b_images: tuple[int, ...] = (1, 3, 5)  # one micro-batch: images and text tokens per sample
+    b_text: tuple[int, ...] = (150, 60, 200)
+    b_stages: int = 4
+    b_micro: int = 8
+    b_repeats: int = 5
+    b_memory_fraction: float = 0.6  # budget: this fraction of the largest stage's memory
+    b_bytes_per_param: float = 16.0
+    clock: str = "seconds"
+    # (d) real ranks
+    d_model: VLMConfig = VLMConfig(image=64)
+    d_samples: int = 400
+    d_world: int = 2
+    d_repeats: int = 5
+    d_text_scale: float = 0.25
+    d_calibration: int = 16
+
+
+SMALL = VLMConfig(image=32, vit_width=32, vit_layers=2, llm_width=32, llm_layers=2, heads=2)
+SCALES = {
+    "smoke": Config(
+        a_samples=5000,
+        a_iterations=10,
+        a_draws=1,
+        a_ffd=False,
+        b_model=VLMConfig(
+            image=32, vit_width=32, vit_layers=4, llm_width=64, llm_layers=4, heads=2
+        ),
+        b_micro=4,
+        b_repeats=1,
+        clock="flops",
+        d_model=SMALL,
+        d_samples=24,
+        d_repeats=1,
+        d_calibration=4,
+    ),
+    "default": Config(),
+    "paper": Config(a_samples=1_200_000, a_draws=5, d_samples=2000, d_repeats=10),
+}
+
+
+def cells(config: Config) -> list[dict]:
+    return (
+        [{"part": "balance", "draw": d} for d in range(config.a_draws)]
+        + [{"part": "partition"}]
+        + [{"part": "ranks"}]
+    )
+
+
+def run_cell(config: Config, cell: dict, seed: int) -> dict:
+    if cell["part"] == "balance":
+        return _balance(config, seed)
+    if cell["part"] == "partition":
+        return _partition(config)
+    return _ranks(config, seed)
+
+
+def _balance(config: Config, seed: int) -> dict:
+    v, t = synthetic_lengths(config.a_samples, np.random.default_rng(seed))
+    best, tried = search_arguments(
+        v, t, micro_batch=config.a_micro_batch, n_ranks=config.a_ranks, iterations=10, seed=seed
+    )
+    kw = {"iterations": config.a_iterations, "n_ranks": config.a_ranks, "seed": seed + 1}
+    ours = isf(v, t, best.vit_max, best.llm_max, vit_thresh=best.vit_thresh,
+               llm_thresh=best.llm_thresh, **kw)  # fmt: skip
+    big = int(max(v.sum(), t.sum()))  # a budget that never binds
+    language_only = isf(v, t, big, best.llm_max, vit_thresh=big, llm_thresh=best.llm_thresh, **kw)
+    vision_only = isf(v, t, best.vit_max, big, vit_thresh=best.vit_thresh, llm_thresh=big, **kw)
+    rand = random_batches(len(v), config.a_micro_batch, config.a_ranks, seed=seed + 2)
+    vis, used, _ = group_loads(ours, v, t)  # (G,) each
+    out = {
+        "isf": balance_metrics(ours, v, t, llm_max=best.llm_max),
+        "language_only": balance_metrics(language_only, v, t, llm_max=best.llm_max),
+        "vision_only": balance_metrics(vision_only, v, t),
+        "random": balance_metrics(rand, v, t),
+        "args": [best.vit_max, best.llm_max, best.vit_thresh, best.llm_thresh],
+        "placed_once": float(np.mean(np.bincount(ours.members, minlength=len(v)) == 1)),
+        "closed_by_vision": float(np.mean((vis >= best.vit_thresh) & (used < best.llm_thresh))),
+        "tokens_closed_by_vision": float(
+            used[(vis >= best.vit_thresh) & (used < best.llm_thresh)].mean()
+        ),
+    }
+    if config.a_ffd:
+        ffd = first_fit_decreasing(v, t, best.vit_max, best.llm_max, config.a_ranks, seed=seed)
+        out["ffd"] = balance_metrics(ffd, v, t, llm_max=best.llm_max)
+    return out
+
+
+def _partition(config: Config) -> dict:
+    model = TinyVLM(config.b_model)
+    batch = make_batch(config.b_model, config.b_images, config.b_text, packed=True, seed=0)
+    prof = profile(model.chain(batch), batch.pixels, repeats=config.b_repeats)
+    costs = prof.costs(config.clock)
+    L, P, M = costs.n_layers, config.b_stages, config.b_micro
+    plans = {
+        "equal_layer": evaluate(costs, equal_layer_partition(L, P), M),
+        "param_balanced": evaluate(costs, param_balanced_partition(costs, P), M),
+        "searched": search_partition(costs, P, M),
+    }
+    optimum = brute_force_partition(costs, P, M)
+    flops = prof.costs("flops")  # the same comparison on counted FLOPs, a clock without noise
+    flops_times = [
+        evaluate(flops, equal_layer_partition(L, P), M).time,
+        search_partition(flops, P, M).time,
+    ]
+    # (c) memory: per-stage budget, adaptive plan against full recomputation, searched cuts
+    bounds = [0, *plans["searched"].cuts, L]
+    stages = [
+        (lo, hi, config.b_bytes_per_param * costs.params[lo:hi].sum(), min(P - p, M))
+        for p, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))
+    ]  # (first layer, end, static bytes, micro-batches in flight) per stage
+    none = [
+        stage_memory(costs.act[lo:hi], costs.ckpt[lo:hi], s, k, np.zeros(hi - lo, bool))
+        for lo, hi, s, k in stages
+    ]
+    budget = config.b_memory_fraction * max(none)
+    ratio, fwd, bwd_adaptive, bwd_full, adaptive_s = [], [], [], [], 0.0
+    for lo, hi, s, k in stages:
+        f = costs.forward[lo:hi]
+        plan = adaptive_recompute(f, costs.act[lo:hi], costs.ckpt[lo:hi], s, k, budget)
+        if plan is None:
+            ratio.append(np.inf)
+            plan = np.ones(hi - lo, bool)
+        else:
+            ratio.append(stage_memory(costs.act[lo:hi], costs.ckpt[lo:hi], s, k, plan) / budget)
+        adaptive_s += f[plan].sum()
+        fwd.append(f.sum())
+        bwd_adaptive.append(costs.backward[lo:hi].sum() + f[plan].sum())
+        bwd_full.append(costs.backward[lo:hi].sum() + f.sum())
+    return {
+        "times": {k: p.time for k, p in plans.items()},
+        "cuts": {k: list(p.cuts) for k, p in plans.items()},
+        "optimum": optimum.time,
+        "flops_times": flops_times,
+        "ops": {k: p.schedule.ops for k, p in plans.items()},
+        "bubble": {k: p.schedule.bubble_fraction() for k, p in plans.items()},
+        "memory_ratio": np.array(ratio),
+        "recompute_adaptive": adaptive_s,
+        "recompute_full": float(np.sum(fwd)),
+        "time_adaptive": one_f_one_b(fwd, bwd_adaptive, M).time,
+        "time_full": one_f_one_b(fwd, bwd_full, M).time,
+        "forward_seconds": prof.forward_seconds,
+        "forward_flops": prof.forward_flops,
+        "params": prof.params,
+    }
+
+
+def _features(images, text, per_image, packed) -> np.ndarray:
+    """Cost-model features of one rank's batch: 1, images, tokens computed, attention area."""
+    lengths = images * per_image + text
+    if packed:
+        tokens, area = lengths.sum(), lengths.sum() ** 2
+    else:
+        tokens, area = len(lengths) * lengths.max(), len(lengths) * lengths.max() ** 2
+    return np.array([1.0, images.sum(), tokens, area], float)
+
+
+def _ranks(config: Config, seed: int) -> dict:
+    mc = config.d_model
+    v, t = synthetic_lengths(
+        config.d_samples,
+        np.random.default_rng(seed),
+        tokens_per_image=mc.tokens_per_image,
+        text_scale=config.d_text_scale,
+        text_cap=4 * 64,
+    )
+    text = t - v * mc.tokens_per_image
+    R = config.d_world
+    best, _ = search_arguments(
+        v, t, micro_batch=4, n_ranks=R, iterations=20, base_tokens=int(5 * t.mean()), seed=seed
+    )
+    ours = isf(v, t, best.vit_max, best.llm_max, vit_thresh=best.vit_thresh,
+               llm_thresh=best.llm_thresh, iterations=20, n_ranks=R, seed=seed + 1)  # fmt: skip
+    rand = random_batches(len(v), 4, R, seed=seed + 2)
+    layouts = []
+    for name, b in (("random", rand), ("isf", ours)):
+        full = b.steps[(b.steps >= 0).all(axis=1)]  # (S, R): the last partial step is dropped
+        layouts.append(Layout(name, [[b.group(g) for g in row] for row in full], b.packed))
+    # cost model: per-batch compute fitted on single-process timings (or FLOPs)
+    model = TinyVLM(mc)
+    feats, cost = [], []
+    calib = [
+        (lay, step[r])
+        for lay in layouts
+        for step in lay.steps[: config.d_calibration // (2 * R)]
+        for r in range(R)
+    ]
+    for lay, idx in calib:
+        batch = make_batch(mc, v[idx], text[idx], packed=lay.packed, seed=int(idx[0]))
+        feats.append(_features(v[idx], text[idx], mc.tokens_per_image, lay.packed))
+        cost.append(_measure(model, batch, config.clock))
+    coef = np.linalg.lstsq(np.array(feats), np.array(cost), rcond=None)[0]
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    begin = time.perf_counter()
+    for _ in range(5):
+        opt.step()
+    opt_seconds = (time.perf_counter() - begin) / 5 if config.clock == "seconds" else 0.0
+    predicted = {}
+    for lay in layouts:
+        c = np.array([[_features(v[i], text[i], mc.tokens_per_image, lay.packed) @ coef
+                       for i in step] for step in lay.steps])  # fmt: skip
+        predicted[lay.name] = c
+    job = run_data_parallel(
+        mc, layouts, v, text, world=R, repeats=config.d_repeats, clock=config.clock
+    )
+    samples = {lay.name: int(sum(len(i) for step in lay.steps for i in step)) for lay in layouts}
+    return {
+        "job": job,
+        "predicted": predicted,
+        "samples": samples,
+        "opt_seconds": opt_seconds,
+        "fit_rel_residual": float(
+            np.abs(np.array(feats) @ coef - np.array(cost)).mean() / np.mean(cost)
+        ),
+        "args": [best.vit_max, best.llm_max, best.vit_thresh, best.llm_thresh],
+    }
+
+
+def _measure(model: TinyVLM, batch, clock: str) -> float:
+    """Forward + backward cost of one batch: median seconds of 3 runs, or FLOPs."""
+    if clock == "flops":
+        from torch.utils.flop_counter import FlopCounterMode
+
+        with FlopCounterMode(display=False) as counter:
+            model.loss(batch).backward()
+        model.zero_grad(set_to_none=True)
+        return float(counter.get_total_flops())
+    runs = []
+    for _ in range(4):
+        begin = time.perf_counter()
+        model.loss(batch).backward()
+        runs.append(time.perf_counter() - begin)
+        model.zero_grad(set_to_none=True)
+    return float(np.median(runs[1:]))
+
+
+def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
+    m: dict[str, float] = {}
+    figures: dict[str, Figure] = {}
+    draws = [o for c, o in results if c["part"] == "balance"]
+    if draws:
+        _summarize_balance(draws, m)
+        figures["imbalance_over_steps"] = _fig_imbalance(draws[0])
+    part = [o for c, o in results if c["part"] == "partition"]
+    if part:
+        _summarize_partition(config, part[0], m)
+        figures["pipeline_gantt"] = _fig_gantt(config, part[0])
+    ranks = [o for c, o in results if c["part"] == "ranks"]
+    if ranks:
+        per_rank = _summarize_ranks(config, ranks[0], m)
+        figures["idle_per_rank"] = _fig_idle(config, per_rank)
+    return Summary(m, figures)
+
+
+SCALARS = ("vision_imbalance", "language_imbalance", "pad_ratio", "mean_batch")
+
+
+def _summarize_balance(draws: list[dict], m: dict) -> None:
+    for method in ("random", "isf", "language_only", "vision_only", "ffd"):
+        if method in draws[0]:
+            for key in (*SCALARS, "fixed_length_pad_ratio"):
+                if key in draws[0][method]:
+                    m[f"a_{method}_{key}"] = float(np.mean([d[method][key] for d in draws]))
+    vis = [d["random"]["vision_imbalance"] / d["isf"]["vision_imbalance"] for d in draws]
+    lang = [d["random"]["language_imbalance"] / d["isf"]["language_imbalance"] for d in draws]
+    m["a_vision_reduction"] = float(min(vis))
+    m["a_language_reduction"] = float(min(lang))
+    m["a_fixed_length_pad_ratio"] = float(max(d["isf"]["fixed_length_pad_ratio"] for d in draws))
+    m["a_placed_once_fraction"] = float(min(d["placed_once"] for d in draws))
+    for variant in ("language_only", "vision_only"):
+        for key in ("vision", "language"):
+            m[f"a_{variant}_{key}_reduction"] = float(
+                min(d["random"][f"{key}_imbalance"] / d[variant][f"{key}_imbalance"] for d in draws)
+            )
+    m["a_isf_groups_closed_by_vision"] = float(np.mean([d["closed_by_vision"] for d in draws]))
+    m["a_isf_tokens_of_groups_closed_by_vision"] = float(
+        np.mean([d["tokens_closed_by_vision"] for d in draws])
+    )
+    for i, name in enumerate(("vit_max", "llm_max", "vit_thresh", "llm_thresh")):
+        m[f"a_searched_{name}"] = float(draws[0]["args"][i])
+
+
+def _summarize_partition(config: Config, out: dict, m: dict) -> None:
+    times = out["times"]
+    m["b_time_reduction_vs_equal_layer"] = float(1 - times["searched"] / times["equal_layer"])
+    m["b_time_reduction_vs_param_balanced"] = float(1 - times["searched"] / times["param_balanced"])
+    m["b_search_over_optimum"] = float(times["searched"] / out["optimum"])
+    m["b_time_reduction_vs_equal_layer_flops"] = float(
+        1 - out["flops_times"][1] / out["flops_times"][0]
+    )
+    for k, b in out["bubble"].items():
+        m[f"b_bubble_fraction_{k}"] = float(b)
+    m["c_max_memory_over_budget"] = float(np.max(out["memory_ratio"]))
+    m["c_recompute_ratio_adaptive_over_full"] = float(
+        out["recompute_adaptive"] / out["recompute_full"]
+    )
+    m["c_time_reduction_adaptive_vs_full"] = float(1 - out["time_adaptive"] / out["time_full"])
+
+
+def _summarize_ranks(config: Config, out: dict, m: dict) -> dict:
+    job, samples = out["job"], out["samples"]
+    comm = float(np.median(job["comm"].max(axis=1))) if config.clock == "seconds" else 0.0
+    stats: dict[str, dict[str, list]] = {}
+    for name in ("random", "isf"):
+        idle, thr, per_rank, wait_transfer = [], [], [], []
+        for r in range(config.d_repeats):
+            rows = job[f"{name}/{r}"]
+            if config.clock == "seconds":
+                wait = idle_at_allreduce(rows["t1"])  # (S, R)
+                epoch = rows["t2"][-1].max() - rows["t0"][0].min()
+                wait_transfer.append((rows["t2"] - rows["t1"]).mean())
+            else:
+                wait = idle_at_allreduce(rows["work"])
+                epoch = rows["work"].max(axis=1).sum()
+            idle.append(wait.mean())
+            per_rank.append(wait.mean(axis=0))
+            thr.append(samples[name] / epoch)
+        stats[name] = {"idle": idle, "thr": thr, "per_rank": per_rank}
+        pred = out["predicted"][name]  # (S, R)
+        step = pred.max(axis=1) + comm + out["opt_seconds"]
+        stats[name]["pred_thr"] = samples[name] / step.sum()
+        m[f"d_{name}_mean_idle"] = float(np.median(idle))
+        if wait_transfer:
+            m[f"d_{name}_mean_wait_with_transfer"] = float(np.median(wait_transfer))
+        m[f"d_{name}_samples_per_second"] = float(np.median(thr))
+        m[f"d_{name}_predicted_samples_per_second"] = float(stats[name]["pred_thr"])
+        m[f"d_{name}_steps"] = float(pred.shape[0])
+        m[f"d_{name}_samples"] = float(samples[name])
+    idle_ratio = [a / b for a, b in zip(stats["random"]["idle"], stats["isf"]["idle"], strict=True)]
+    speed = [a / b for a, b in zip(stats["isf"]["thr"], stats["random"]["thr"], strict=True)]
+    m["d_idle_reduction"] = float(np.median(idle_ratio))
+    m["d_idle_reduction_min"] = float(np.min(idle_ratio))
+    m["d_idle_reduction_max"] = float(np.max(idle_ratio))
+    m["d_measured_speedup"] = float(np.median(speed))
+    m["d_measured_speedup_min"] = float(np.min(speed))
+    m["d_measured_speedup_max"] = float(np.max(speed))
+    m["d_predicted_speedup"] = float(stats["isf"]["pred_thr"] / stats["random"]["pred_thr"])
+    m["d_model_relative_error"] = float(abs(m["d_predicted_speedup"] / m["d_measured_speedup"] - 1))
+    m["d_cost_fit_relative_residual"] = out["fit_rel_residual"]
+    m["d_allreduce_seconds"] = comm
+    return stats
+
+
+def _fig_imbalance(draw: dict) -> Figure:
+    fig = Figure(figsize=(9, 3.4))
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, key, title in zip(
+        axes,
+        ("vision_imbalance_steps", "language_imbalance_steps"),
+        ("vision", "language"),
+        strict=True,
+    ):
+        for name, color in (("random", "C3"), ("isf", "C0")):
+            y = draw[name][key][:300]
+            ax.plot(y, color=color, lw=0.8, label=f"{name} (mean {draw[name][key].mean():.3f})")
+        ax.set_title(f"{title} imbalance per step, 8 ranks", fontsize=9)
+        ax.set_xlabel("step")
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel("sum_r (max - x_r) / (R max)")
+    fig.tight_layout()
+    return fig
+
+
+def _fig_gantt(config: Config, out: dict) -> Figure:
+    fig = Figure(figsize=(10, 4.2))
+    axes = fig.subplots(2, 1, sharex=True)
+    unit = "s" if config.clock == "seconds" else "FLOP"
+    for ax, name in zip(axes, ("equal_layer", "searched"), strict=True):
+        for stage, kind, micro, start, end in out["ops"][name]:
+            ax.barh(stage, end - start, left=start, color="C0" if kind == 0 else "C1",
+                    edgecolor="k", linewidth=0.3)  # fmt: skip
+            ax.text((start + end) / 2, stage, str(int(micro)), ha="center", va="center", fontsize=5)
+        ax.set_yticks(range(config.b_stages))
+        ax.invert_yaxis()
+        ax.set_ylabel("stage")
+        ax.set_title(
+            f"{name} cuts {out['cuts'][name]}: iteration {out['times'][name]:.3g} {unit} "
+            "(blue forward, orange backward)",
+            fontsize=9,
+        )
+    axes[1].set_xlabel(f"time ({unit})")
+    fig.tight_layout()
+    return fig
+
+
+def _fig_idle(config: Config, stats: dict) -> Figure:
+    fig = Figure(figsize=(5, 3.4))
+    ax = fig.subplots()
+    scale = 1e3 if config.clock == "seconds" else 1e-9
+    x = np.arange(config.d_world)
+    for i, (name, color) in enumerate((("random", "C3"), ("isf", "C0"))):
+        per = np.array(stats[name]["per_rank"]) * scale  # (repeats, R)
+        mid = np.median(per, axis=0)
+        err = [mid - per.min(axis=0), per.max(axis=0) - mid]
+        ax.bar(x + 0.38 * (i - 0.5), mid, 0.38, yerr=err, color=color, label=name, capsize=3)
+    ax.set_xticks(x, [f"rank {r}" for r in x])
+    unit = "ms" if config.clock == "seconds" else "GFLOP"
+    ax.set_ylabel(f"mean idle per step at all-reduce ({unit})")
+    ax.set_title("measured idle per rank (median, min-max over repeats)", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
