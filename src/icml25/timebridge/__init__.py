@@ -1,0 +1,45 @@
+"""TimeBridge (Liu, Wu, Hu, Li, Dai, Bao & Xia, *TimeBridge: Non-Stationarity Matters for
+Long-term Time Series Forecasting*, ICML 2025): Integrated Attention on period-normalised
+queries and keys within each series, Cointegrated Attention on raw tokens across series.
+
+>>> from icml25.timebridge import TimeBridgeForecaster, cointegrated_series
+>>> data = cointegrated_series(3000, n_series=8, n_trends=2, seed=0)
+>>> model = TimeBridgeForecaster(input_len=192, horizon=96, steps=500).fit(data.y[:2500])
+>>> model.predict(96).shape  # doctest: +SKIP
+(96, 8)
+"""
+
+from icml25.timebridge.data import KINDS, MACRO_COLUMNS, Series, cointegrated_series, macrodata
+from icml25.timebridge.forecaster import MODELS, TimeBridgeForecaster, check_history
+from icml25.timebridge.loss import frequency_term, time_frequency_loss
+from icml25.timebridge.model import (
+    CointegratedAttention,
+    DLinear,
+    IntegratedAttention,
+    PatchSampling,
+    TimeBridge,
+    TimeBridgeConfig,
+    period_norm,
+    seeded_init,
+)
+
+__all__ = [
+    "KINDS",
+    "MACRO_COLUMNS",
+    "MODELS",
+    "CointegratedAttention",
+    "DLinear",
+    "IntegratedAttention",
+    "PatchSampling",
+    "Series",
+    "TimeBridge",
+    "TimeBridgeConfig",
+    "TimeBridgeForecaster",
+    "check_history",
+    "cointegrated_series",
+    "frequency_term",
+    "macrodata",
+    "period_norm",
+    "seeded_init",
+    "time_frequency_loss",
+]

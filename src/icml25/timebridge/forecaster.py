@@ -1,0 +1,247 @@
+"""``TimeBridgeForecaster``: fit(y) / predict(horizon) on arrays shaped (time, series), the
+convention of Darts, sktime and statsforecast, around :class:`~icml25.timebridge.model.TimeBridge`
+(Liu et al., ICML 2025) or the DLinear baseline.
+
+Normalisation, in two stages:
+1. ``fit`` standardises each series by the mean and standard deviation of the data it is given
+   (``mean_``, ``scale_``, shape (N,)); the network is trained and evaluated on that scale, and
+   every forecast is mapped back to the caller's units (``y = z scale_ + mean_``);
+2. inside the network each input window is normalised again per series (TimeBridge's step 1;
+   DLinear gets the same window normalisation here, see ``instance_norm``), which is what lets a
+   model trained on one stretch of a random walk forecast at levels it has never seen.
+
+Training: the last ``val_fraction`` of the fitted series is held out for validation (its
+windows' targets; their inputs may reach back into the rest), as the official code's 7:1:2
+train/validation/test split does; every window of ``input_len + horizon`` consecutive steps of
+the rest is a training sample. Up to ``steps`` Adam updates on batches drawn by a
+``numpy.random.Generator`` seeded by ``seed``, with a cosine-decayed learning rate; loss: the
+time-frequency loss for TimeBridge, MSE for DLinear (each model's own). Every ``eval_every``
+updates the validation MSE is measured; the weights with the lowest one are kept, and training
+stops after ``patience`` evaluations without improvement (the official early stopping).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from icml25.common.validate import check_int, check_real
+from icml25.timebridge.loss import time_frequency_loss
+from icml25.timebridge.model import DLinear, TimeBridge, TimeBridgeConfig
+
+__all__ = ["MODELS", "TimeBridgeForecaster", "check_history"]
+
+MODELS = ("timebridge", "dlinear")
+
+
+def check_history(name: str, y, min_steps: int) -> np.ndarray:
+    """``y`` as a float array (T, N) with ``T >= min_steps`` and no NaN or inf, or ValueError."""
+    try:
+        arr = np.asarray(y, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of numbers shaped (time, series)") from err
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must have shape (time, series), got {arr.shape}")
+    if arr.shape[0] < min_steps:
+        raise ValueError(
+            f"{name} must have at least {min_steps} time steps (the input length), "
+            f"got {arr.shape[0]}"
+        )
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must not contain NaN or inf")
+    return arr
+
+
+class _WindowNorm(torch.nn.Module):
+    """Per-window, per-series normalisation around a network (the DLinear side of stage 2)."""
+
+    def __init__(self, net: torch.nn.Module):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mu = x.mean(1, keepdim=True).detach()  # (B, 1, N)
+        sigma = x.std(1, keepdim=True).detach() + 1e-5
+        return self.net((x - mu) / sigma) * sigma + mu
+
+
+class TimeBridgeForecaster:
+    """Multivariate forecaster: ``fit(y)`` on a (T, N) history, ``predict(horizon)`` the next
+    ``horizon <= self.horizon`` steps (horizon, N) after the history (or after a new ``y``).
+
+    ``model="timebridge"`` (``ca_layers = 0``: the ablation without Cointegrated Attention;
+    ``period_norm=False``: queries and keys from raw tokens) or ``"dlinear"``. ``instance_norm``
+    applies to DLinear only (TimeBridge always normalises its windows).
+    """
+
+    def __init__(
+        self,
+        input_len: int = 192,
+        horizon: int = 96,
+        model: str = "timebridge",
+        *,
+        patch_len: int = 24,
+        d_model: int = 64,
+        n_heads: int = 4,
+        d_ff: int = 128,
+        ia_layers: int = 1,
+        ps_layers: int = 1,
+        sampled_patches: int = 4,
+        ca_layers: int = 1,
+        stable_len: int = 6,
+        period_norm: bool = True,
+        instance_norm: bool = True,
+        alpha: float = 0.35,
+        steps: int = 1000,
+        batch_size: int = 32,
+        val_fraction: float = 0.125,
+        eval_every: int = 50,
+        patience: int = 5,
+        lr: float = 1e-3,
+        seed: int = 0,
+    ):
+        if model not in MODELS:
+            raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+        self.input_len = check_int("input_len", input_len, minimum=1)
+        self.horizon = check_int("horizon", horizon, minimum=1)
+        self.model = model
+        self.arch = dict(
+            patch_len=patch_len,
+            d_model=d_model,
+            n_heads=n_heads,
+            d_ff=d_ff,
+            ia_layers=ia_layers,
+            ps_layers=ps_layers,
+            sampled_patches=sampled_patches,
+            ca_layers=ca_layers,
+            stable_len=stable_len,
+            period_norm=bool(period_norm),
+        )
+        self.instance_norm = bool(instance_norm)
+        self.alpha = check_real("alpha", alpha, low=0.0, high=1.0)
+        self.steps = check_int("steps", steps, minimum=1)
+        self.batch_size = check_int("batch_size", batch_size, minimum=1)
+        self.val_fraction = check_real("val_fraction", val_fraction, low=0.0, high=0.5)
+        self.eval_every = check_int("eval_every", eval_every, minimum=1)
+        self.patience = check_int("patience", patience, minimum=1)
+        self.lr = check_real("lr", lr, low=0.0, high=1.0, low_open=True)
+        self.seed = check_int("seed", seed, minimum=0)
+        if model == "timebridge":  # fail on bad sizes now, not at fit
+            TimeBridgeConfig(
+                n_series=1, input_len=self.input_len, horizon=self.horizon, **self.arch
+            )
+
+    def _network(self, n_series: int) -> torch.nn.Module:
+        if self.model == "timebridge":
+            config = TimeBridgeConfig(
+                n_series=n_series, input_len=self.input_len, horizon=self.horizon, **self.arch
+            )
+            return TimeBridge(config, seed=self.seed)
+        net = DLinear(self.input_len, self.horizon, seed=self.seed)
+        return _WindowNorm(net) if self.instance_norm else net
+
+    def _loss(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        if self.model == "timebridge":
+            return time_frequency_loss(pred, target, self.alpha)
+        return F.mse_loss(pred, target)
+
+    def fit(self, y) -> TimeBridgeForecaster:
+        """Train on the windows of the history ``y`` (T, N); its training part (all but the
+        last ``val_fraction``) must hold at least ``input_len + horizon`` steps.
+
+        Sets ``mean_``, ``scale_`` (N,) (from all of ``y``), ``network_``, ``losses_`` (the
+        training loss at each update), ``val_mse_`` (validation MSE at each evaluation, empty
+        without validation) and ``best_step_``; returns ``self``."""
+        span = self.input_len + self.horizon
+        y = check_history("y", y, span)
+        n_val = int(round(self.val_fraction * len(y)))
+        if len(y) - n_val < span or (n_val and n_val < self.horizon):
+            raise ValueError(
+                f"y must have at least {span} time steps before its last {n_val} validation "
+                f"steps (val_fraction={self.val_fraction}), which must hold >= {self.horizon} "
+                f"steps when val_fraction > 0; got {len(y)} steps"
+            )
+        self.mean_ = y.mean(0)  # (N,)
+        self.scale_ = np.where(y.std(0) > 0, y.std(0), 1.0)  # (N,)
+        self.history_ = y
+        z = torch.as_tensor((y - self.mean_) / self.scale_, dtype=torch.float32)  # (T, N)
+        windows = z[: len(y) - n_val].unfold(0, span, 1).transpose(1, 2)  # (W, I + H, N), view
+        val = z[len(y) - n_val - self.input_len :].unfold(0, span, 1).transpose(1, 2)
+        val = val[:: max(1, len(val) // 64)]  # at most ~64 validation windows
+        net = self._network(y.shape[1])
+        opt = torch.optim.Adam(net.parameters(), lr=self.lr)
+        sched = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda s: 0.5 * (1 + np.cos(np.pi * s / self.steps))
+        )
+        rng = np.random.default_rng(self.seed)
+        losses, val_mse = [], []
+        best, best_state, best_step, waited = np.inf, None, self.steps, 0
+        net.train()
+        for step in range(self.steps):
+            batch = windows[torch.as_tensor(rng.integers(len(windows), size=self.batch_size))]
+            pred = net(batch[:, : self.input_len])  # (B, H, N)
+            loss = self._loss(pred, batch[:, self.input_len :])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            losses.append(loss.item())
+            if n_val and ((step + 1) % self.eval_every == 0 or step + 1 == self.steps):
+                net.eval()
+                with torch.no_grad():
+                    mse = F.mse_loss(net(val[:, : self.input_len]), val[:, self.input_len :])
+                net.train()
+                val_mse.append(mse.item())
+                if val_mse[-1] < best:
+                    best, best_step, waited = val_mse[-1], step + 1, 0
+                    best_state = {k: v.clone() for k, v in net.state_dict().items()}
+                else:
+                    waited += 1
+                    if waited >= self.patience:
+                        break
+        if best_state is not None:
+            net.load_state_dict(best_state)
+        net.eval()
+        self.network_, self.losses_ = net, np.array(losses)
+        self.val_mse_, self.best_step_ = np.array(val_mse), best_step
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "network_"):
+            raise ValueError("this forecaster is not fitted: call fit(y) first")
+
+    def predict(self, horizon: int, y=None) -> np.ndarray:
+        """The next ``horizon`` steps (horizon, N) after the last ``input_len`` steps of ``y``
+        (default: the history given to ``fit``), in the caller's units."""
+        self._check_fitted()
+        if isinstance(horizon, bool) or not isinstance(horizon, int | np.integer) or horizon < 1:
+            raise ValueError(f"horizon must be an integer >= 1, got {horizon!r}")
+        if horizon > self.horizon:
+            raise ValueError(
+                f"horizon must be <= {self.horizon}, the horizon the model was fitted for, "
+                f"got {horizon}"
+            )
+        y = self.history_ if y is None else check_history("y", y, self.input_len)
+        if y.shape[1] != len(self.mean_):
+            raise ValueError(f"y must have {len(self.mean_)} series, got {y.shape[1]}")
+        return self.predict_windows(y[None, -self.input_len :])[0, :horizon]
+
+    def predict_windows(self, windows) -> np.ndarray:
+        """Forecasts (B, horizon, N) of a batch of input windows (B, input_len, N), in the
+        caller's units; one forward pass, no training."""
+        self._check_fitted()
+        x = np.asarray(windows, dtype=float)
+        if x.ndim != 3 or x.shape[1:] != (self.input_len, len(self.mean_)):
+            raise ValueError(
+                f"windows must have shape (batch, {self.input_len}, {len(self.mean_)}), "
+                f"got {x.shape}"
+            )
+        if not np.isfinite(x).all():
+            raise ValueError("windows must not contain NaN or inf")
+        z = torch.as_tensor((x - self.mean_) / self.scale_, dtype=torch.float32)
+        with torch.no_grad():
+            out = self.network_(z).double().numpy()  # (B, H, N)
+        return out * self.scale_ + self.mean_
