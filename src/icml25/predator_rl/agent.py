@@ -1,0 +1,243 @@
+"""The two risk-averse mechanisms of Han et al., *Of Mice and Machines* (ICML 2025), as parts of a
+DQN-style agent with an ensemble of Q heads.
+
+1. Variance-penalised TD target (official ``VP-TDMPC-2/tdmpc2.py::_td_target``):
+
+       y = r + gamma (1 - done) [ min_k Qbar_k(s', a*) - lambda Var_k Q_k(s', a*) ],
+
+   with K heads ``Q_k``, their Polyak-averaged copies ``Qbar_k``, ``a*`` the greedy action of the
+   heads' mean at s', and ``Var_k`` the sample variance (ddof 1, torch's default, as the official
+   ``torch.var``) over the heads of the online network. ``lambda = 0`` gives the plain target
+   (ensemble minimum), so the control differs only in the penalty.
+
+2. Amplified negative memories (official ``VP-TDMPC-2/common/buffer.py::PTSDBuffer2.sample``): a
+   fraction ``rho`` of every batch is drawn from transitions of episodes that ended in capture
+   (the rest from the other episodes; when one pool is empty the other fills the batch), and
+   negative rewards are multiplied by ``kappa`` (official: ``rho`` = 0.35, ``kappa`` = 200).
+
+Shapes: B batch, K heads, A actions, D observation size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+
+def variance_penalised_target(
+    reward: torch.Tensor,
+    done: torch.Tensor,
+    q_next_online: torch.Tensor,
+    q_next_target: torch.Tensor,
+    gamma: float,
+    penalty: float,
+) -> torch.Tensor:
+    """Eq. of the VP target above. ``reward``, ``done`` (B,); ``q_next_*`` (K, B, A) -> (B,).
+
+    ``penalty`` is lambda (>= 0); with K = 1 the variance term is taken as 0.
+    """
+    if penalty < 0:
+        raise ValueError(f"penalty (lambda) must be >= 0, got {penalty}")
+    if not 0.0 <= gamma <= 1.0:
+        raise ValueError(f"gamma must be in [0, 1], got {gamma}")
+    if q_next_online.shape != q_next_target.shape or q_next_online.ndim != 3:
+        raise ValueError(
+            "q_next_online and q_next_target must both be (K, B, A), got "
+            f"{tuple(q_next_online.shape)} and {tuple(q_next_target.shape)}"
+        )
+    K, B, _ = q_next_online.shape
+    greedy = q_next_online.mean(0).argmax(-1)  # (B,)
+    idx = greedy.view(1, B, 1).expand(K, B, 1)
+    q_min = q_next_target.gather(2, idx).squeeze(2).min(0).values  # (B,)
+    online = q_next_online.gather(2, idx).squeeze(2)  # (K, B)
+    var = online.var(0) if K > 1 else torch.zeros_like(q_min)  # (B,)
+    return reward + gamma * (1.0 - done) * (q_min - penalty * var)
+
+
+class EnsembleQ(nn.Module):
+    """K independent MLPs (D -> hidden -> hidden -> A) evaluated as one batched product."""
+
+    def __init__(self, obs_dim: int, n_actions: int, heads: int, hidden: int, seed: int) -> None:
+        super().__init__()
+        gen = torch.Generator().manual_seed(seed)
+        sizes = [obs_dim, hidden, hidden, n_actions]
+        self.weights = nn.ParameterList()
+        self.biases = nn.ParameterList()
+        for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+            bound = 1.0 / np.sqrt(fan_in)
+            w = (torch.rand(heads, fan_in, fan_out, generator=gen) * 2 - 1) * bound
+            b = (torch.rand(heads, 1, fan_out, generator=gen) * 2 - 1) * bound
+            self.weights.append(nn.Parameter(w))
+            self.biases.append(nn.Parameter(b))
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """obs (B, D) -> Q (K, B, A)."""
+        h = obs.unsqueeze(0).expand(self.weights[0].shape[0], -1, -1)  # (K, B, D)
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            h = torch.baddbmm(b, h, w)
+            if i < last:
+                h = torch.relu(h)
+        return h
+
+
+class AmplifiedReplayBuffer:
+    """A ring buffer of transitions that knows which episode each came from and whether that
+    episode ended in capture.
+
+    ``negative_fraction`` (rho in [0, 1]) or ``None``: share of each batch drawn from capture
+    episodes (``None``: plain uniform sampling); ``negative_scale`` (kappa >= 1): factor on
+    negative rewards at sampling time. Each pool is sampled uniformly with replacement.
+    """
+
+    def __init__(
+        self,
+        capacity: int,
+        obs_dim: int,
+        negative_fraction: float | None = None,
+        negative_scale: float = 1.0,
+        seed: int | np.random.Generator | None = None,
+    ) -> None:
+        if negative_fraction is not None and not 0.0 <= negative_fraction <= 1.0:
+            raise ValueError(
+                f"negative_fraction must be in [0, 1] or None, got {negative_fraction}"
+            )
+        if negative_scale < 1.0:
+            raise ValueError(f"negative_scale must be >= 1, got {negative_scale}")
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {capacity}")
+        self.capacity, self.size, self.pos = int(capacity), 0, 0
+        self.negative_fraction, self.negative_scale = negative_fraction, float(negative_scale)
+        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self.obs = np.zeros((capacity, obs_dim), np.float32)
+        self.next_obs = np.zeros((capacity, obs_dim), np.float32)
+        self.action = np.zeros(capacity, np.int64)
+        self.reward = np.zeros(capacity, np.float32)
+        self.done = np.zeros(capacity, np.float32)
+        self.episode = np.zeros(capacity, np.int64)
+        self.captured = np.zeros(1024, bool)  # per episode id
+
+    def add(self, obs, action, reward, next_obs, done, episode) -> None:
+        """Add a batch of transitions (E, ...) with their episode ids (E,)."""
+        n = len(action)
+        idx = (self.pos + np.arange(n)) % self.capacity
+        self.obs[idx], self.next_obs[idx] = obs, next_obs
+        self.action[idx], self.reward[idx], self.done[idx] = action, reward, done
+        self.episode[idx] = episode
+        self.pos = (self.pos + n) % self.capacity
+        self.size = min(self.size + n, self.capacity)
+        top = int(np.max(episode)) + 1
+        if top > len(self.captured):
+            self.captured = np.concatenate([self.captured, np.zeros(2 * top, bool)])
+
+    def mark_captured(self, episodes: np.ndarray) -> None:
+        """Episodes (ids) that ended in capture: their transitions join the negative pool."""
+        self.captured[np.asarray(episodes, int)] = True
+
+    def from_capture(self) -> np.ndarray:
+        """(size,) bool: the stored transitions that belong to capture episodes."""
+        return self.captured[self.episode[: self.size]]
+
+    def sample_indices(self, batch: int) -> np.ndarray:
+        if self.size == 0:
+            raise ValueError("cannot sample from an empty buffer")
+        if self.negative_fraction is None:
+            return self.rng.integers(0, self.size, batch)
+        neg = np.flatnonzero(self.from_capture())
+        pos = np.setdiff1d(np.arange(self.size), neg, assume_unique=True)
+        n_neg = int(round(batch * self.negative_fraction)) if len(neg) else 0
+        n_neg = batch if not len(pos) else n_neg
+        picks = [neg[self.rng.integers(0, len(neg), n_neg)]] if n_neg else []
+        if batch - n_neg:
+            picks.append(pos[self.rng.integers(0, len(pos), batch - n_neg)])
+        return np.concatenate(picks)
+
+    def sample(self, batch: int) -> dict[str, torch.Tensor]:
+        """A batch as tensors; negative rewards multiplied by ``negative_scale``."""
+        idx = self.sample_indices(batch)
+        reward = self.reward[idx]
+        reward = np.where(reward < 0, reward * self.negative_scale, reward)
+        return {
+            "obs": torch.from_numpy(self.obs[idx]),
+            "action": torch.from_numpy(self.action[idx]),
+            "reward": torch.from_numpy(reward.astype(np.float32)),
+            "next_obs": torch.from_numpy(self.next_obs[idx]),
+            "done": torch.from_numpy(self.done[idx]),
+        }
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """The agent; ``penalty`` (lambda) and ``negative_fraction`` switch the two mechanisms."""
+
+    heads: int = 5
+    hidden: int = 64
+    gamma: float = 0.97
+    lr: float = 1e-3
+    batch: int = 128
+    tau: float = 0.02  # Polyak rate of the target heads
+    penalty: float = 0.0  # lambda; the official VP-TD-MPC2 uses 0.2
+    negative_fraction: float | None = None  # rho; official 0.35
+    negative_scale: float = 1.0  # kappa; official 200
+    buffer: int = 50_000
+    eps_start: float = 1.0
+    eps_end: float = 0.05
+    eps_fraction: float = 0.4  # of the training steps
+    grad_clip: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.penalty < 0:
+            raise ValueError(f"penalty (lambda) must be >= 0, got {self.penalty}")
+        if self.negative_fraction is not None and not 0.0 <= self.negative_fraction <= 1.0:
+            raise ValueError(
+                f"negative_fraction must be in [0, 1] or None, got {self.negative_fraction}"
+            )
+        if self.heads < 1:
+            raise ValueError(f"heads must be >= 1, got {self.heads}")
+
+
+class EnsembleDQN:
+    """A DQN with K Q heads: epsilon-greedy on the heads' mean, one update per call of
+    ``update`` (Huber loss of every head to the same target, Adam, Polyak target heads)."""
+
+    def __init__(self, obs_dim: int, n_actions: int, config: AgentConfig, seed: int) -> None:
+        self.config, self.n_actions = config, n_actions
+        self.q = EnsembleQ(obs_dim, n_actions, config.heads, config.hidden, seed)
+        self.q_target = EnsembleQ(obs_dim, n_actions, config.heads, config.hidden, seed)
+        self.q_target.load_state_dict(self.q.state_dict())
+        self.q_target.requires_grad_(False)
+        self.optim = torch.optim.Adam(self.q.parameters(), lr=config.lr, foreach=True)
+
+    @torch.no_grad()
+    def act(self, obs: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+        """obs (E, D) -> actions (E,)."""
+        greedy = self.q(torch.from_numpy(obs)).mean(0).argmax(-1).numpy()
+        explore = rng.random(len(obs)) < epsilon
+        return np.where(explore, rng.integers(0, self.n_actions, len(obs)), greedy)
+
+    def update(self, batch: dict[str, torch.Tensor]) -> float:
+        cfg = self.config
+        with torch.no_grad():
+            target = variance_penalised_target(
+                batch["reward"],
+                batch["done"],
+                self.q(batch["next_obs"]),
+                self.q_target(batch["next_obs"]),
+                cfg.gamma,
+                cfg.penalty,
+            )  # (B,)
+        q = self.q(batch["obs"])  # (K, B, A)
+        idx = batch["action"].view(1, -1, 1).expand(q.shape[0], -1, 1)
+        q_taken = q.gather(2, idx).squeeze(2)  # (K, B)
+        loss = nn.functional.smooth_l1_loss(q_taken, target.expand_as(q_taken))
+        self.optim.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.q.parameters(), cfg.grad_clip)
+        self.optim.step()
+        with torch.no_grad():
+            for p, p_t in zip(self.q.parameters(), self.q_target.parameters(), strict=True):
+                p_t.lerp_(p, cfg.tau)
+        return loss.item()

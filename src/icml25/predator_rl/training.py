@@ -1,0 +1,131 @@
+"""Training an ``EnsembleDQN`` on many arenas at once, and evaluating it.
+
+The loop steps E arenas together (``VecPreyArena``), stores the E transitions with their episode
+ids, marks the episodes that end in capture (so that an amplified buffer can over-sample them),
+and makes ``updates_per_step`` gradient updates per vector step after ``warmup`` vector steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from icml25.predator_rl.agent import AgentConfig, AmplifiedReplayBuffer, EnsembleDQN
+from icml25.predator_rl.arena import Layout
+from icml25.predator_rl.env import CAPTURED, ArenaConfig, VecPreyArena
+from icml25.predator_rl.metrics import episode_metrics
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    num_envs: int = 16
+    steps: int = 4000  # vector steps (transitions: steps * num_envs)
+    warmup: int = 100
+    updates_per_step: int = 1
+    eval_episodes: int = 200
+    random_start: float = 0.5  # share of exploring starts in training; evaluation: none
+
+
+def train(
+    layout: Layout,
+    agent_config: AgentConfig,
+    train_config: TrainConfig,
+    seed: int,
+    arena_config: ArenaConfig | None = None,
+    record: int = 0,
+) -> dict:
+    """Train one agent; -> ``episodes`` (dict of (n,) arrays: ``end_step`` in transitions,
+    ``outcome``, ``length``, ``cover_steps``, ``waits`` of every training episode), ``final``
+    (the greedy evaluation's metrics), ``trajectories`` (prey and predator cells of the first
+    ``record`` evaluation episodes) and the agent."""
+    if train_config.steps < 1 or train_config.num_envs < 1:
+        raise ValueError(f"steps and num_envs must be >= 1, got {train_config}")
+    seeds = np.random.SeedSequence(seed).spawn(4)
+    rng = np.random.default_rng(seeds[0])
+    arena_config = arena_config or ArenaConfig()
+    train_arena = replace(arena_config, random_start=train_config.random_start)
+    env = VecPreyArena(
+        layout, train_config.num_envs, train_arena, seed=np.random.default_rng(seeds[1])
+    )
+    buffer = AmplifiedReplayBuffer(
+        agent_config.buffer,
+        env.obs_dim,
+        agent_config.negative_fraction,
+        agent_config.negative_scale,
+        seed=np.random.default_rng(seeds[2]),
+    )
+    torch_seed = int(seeds[3].generate_state(1)[0])
+    agent = EnsembleDQN(env.obs_dim, 5, agent_config, seed=torch_seed)
+    E = train_config.num_envs
+    episode = np.arange(E)
+    next_episode = E
+    log: dict[str, list] = {
+        k: [] for k in ("end_step", "outcome", "length", "cover_steps", "waits")
+    }
+    obs = env.reset()
+    decay = max(1, int(agent_config.eps_fraction * train_config.steps))
+    for step in range(train_config.steps):
+        frac = min(1.0, step / decay)
+        epsilon = agent_config.eps_start + frac * (agent_config.eps_end - agent_config.eps_start)
+        action = agent.act(obs, epsilon, rng)
+        next_obs, reward, terminated, truncated, info = env.step(action)
+        buffer.add(obs, action, reward, next_obs, terminated.astype(np.float32), episode)
+        ended = terminated | truncated
+        if ended.any():
+            log["end_step"].append(np.full(ended.sum(), (step + 1) * E))
+            for key in ("outcome", "length", "cover_steps", "waits"):
+                log[key].append(info[key][ended])
+            buffer.mark_captured(episode[ended & (info["outcome"] == CAPTURED)])
+            episode[ended] = next_episode + np.arange(ended.sum())
+            next_episode += int(ended.sum())
+            obs = env.reset(ended)
+        else:
+            obs = next_obs
+        if step >= train_config.warmup:
+            for _ in range(train_config.updates_per_step):
+                agent.update(buffer.sample(agent_config.batch))
+    episodes = {k: np.concatenate(v) if v else np.zeros(0, int) for k, v in log.items()}
+    final, trajectories = evaluate(
+        agent,
+        layout,
+        train_config.eval_episodes,
+        seed=seeds[1].generate_state(1)[0] + 1,
+        arena_config=arena_config,
+        record=record,
+    )
+    return {"episodes": episodes, "final": final, "trajectories": trajectories, "agent": agent}
+
+
+def evaluate(
+    agent: EnsembleDQN,
+    layout: Layout,
+    episodes: int,
+    seed: int,
+    arena_config: ArenaConfig | None = None,
+    epsilon: float = 0.0,
+    record: int = 0,
+) -> tuple[dict[str, float], list[dict]]:
+    """Run ``episodes`` episodes at once with the greedy policy (``epsilon`` = 0); -> metrics of
+    ``episode_metrics`` and the cells visited in the first ``record`` episodes."""
+    rng = np.random.default_rng(seed)
+    env = VecPreyArena(layout, episodes, arena_config, seed=np.random.default_rng(seed + 1))
+    obs = env.reset()
+    done = np.zeros(episodes, bool)
+    result = {k: np.zeros(episodes, int) for k in ("outcome", "length", "cover_steps", "waits")}
+    paths = [[(int(env.prey[i]), int(env.predator[i]))] for i in range(record)]
+    while not done.all():
+        action = agent.act(obs, epsilon, rng)
+        obs, _, terminated, truncated, info = env.step(action)
+        for i in range(record):
+            if not done[i]:
+                paths[i].append((int(env.prey[i]), int(env.predator[i])))
+        new = (terminated | truncated) & ~done
+        for key in result:
+            result[key][new] = info[key][new]
+        done |= terminated | truncated
+    trajectories = [
+        {"prey": [p for p, _ in path], "predator": [q for _, q in path], "outcome": int(o)}
+        for path, o in zip(paths, result["outcome"][:record], strict=False)
+    ]
+    return episode_metrics(**result), trajectories
