@@ -260,10 +260,14 @@ def _ranks(config: Config, seed: int) -> dict:
         c = np.array([[_features(v[i], text[i], mc.tokens_per_image, lay.packed) @ coef
                        for i in step] for step in lay.steps])  # fmt: skip
         predicted[lay.name] = c
+    # control: every rank gets rank 0's ISF mini-batch, so any idle time is noise (the floor)
+    same = Layout("identical", [[step[0]] * R for step in layouts[1].steps], True)
     job = run_data_parallel(
-        mc, layouts, v, text, world=R, repeats=config.d_repeats, clock=config.clock
+        mc, [*layouts, same], v, text, world=R, repeats=config.d_repeats, clock=config.clock
     )
-    samples = {lay.name: int(sum(len(i) for step in lay.steps for i in step)) for lay in layouts}
+    samples = {
+        lay.name: int(sum(len(i) for step in lay.steps for i in step)) for lay in [*layouts, same]
+    }
     return {
         "job": job,
         "predicted": predicted,
@@ -361,7 +365,7 @@ def _summarize_ranks(config: Config, out: dict, m: dict) -> dict:
     job, samples = out["job"], out["samples"]
     comm = float(np.median(job["comm"].max(axis=1))) if config.clock == "seconds" else 0.0
     stats: dict[str, dict[str, list]] = {}
-    for name in ("random", "isf"):
+    for name in ("random", "isf", "identical"):
         idle, thr, per_rank, wait_transfer = [], [], [], []
         for r in range(config.d_repeats):
             rows = job[f"{name}/{r}"]
@@ -376,10 +380,13 @@ def _summarize_ranks(config: Config, out: dict, m: dict) -> dict:
             per_rank.append(wait.mean(axis=0))
             thr.append(samples[name] / epoch)
         stats[name] = {"idle": idle, "thr": thr, "per_rank": per_rank}
+        m[f"d_{name}_mean_idle"] = float(np.median(idle))
+        if name == "identical":
+            continue
         pred = out["predicted"][name]  # (S, R)
+        m[f"d_{name}_predicted_mean_idle"] = float(idle_at_allreduce(pred).mean())
         step = pred.max(axis=1) + comm + out["opt_seconds"]
         stats[name]["pred_thr"] = samples[name] / step.sum()
-        m[f"d_{name}_mean_idle"] = float(np.median(idle))
         if wait_transfer:
             m[f"d_{name}_mean_wait_with_transfer"] = float(np.median(wait_transfer))
         m[f"d_{name}_samples_per_second"] = float(np.median(thr))
@@ -389,6 +396,13 @@ def _summarize_ranks(config: Config, out: dict, m: dict) -> dict:
     idle_ratio = [a / b for a, b in zip(stats["random"]["idle"], stats["isf"]["idle"], strict=True)]
     speed = [a / b for a, b in zip(stats["isf"]["thr"], stats["random"]["thr"], strict=True)]
     m["d_idle_reduction"] = float(np.median(idle_ratio))
+    m["d_predicted_idle_reduction"] = (
+        m["d_random_predicted_mean_idle"] / m["d_isf_predicted_mean_idle"]
+    )
+    floor = m["d_identical_mean_idle"]
+    m["d_idle_reduction_above_noise_floor"] = float(
+        (m["d_random_mean_idle"] - floor) / max(m["d_isf_mean_idle"] - floor, 1e-12)
+    )
     m["d_idle_reduction_min"] = float(np.min(idle_ratio))
     m["d_idle_reduction_max"] = float(np.max(idle_ratio))
     m["d_measured_speedup"] = float(np.median(speed))
@@ -448,11 +462,13 @@ def _fig_idle(config: Config, stats: dict) -> Figure:
     ax = fig.subplots()
     scale = 1e3 if config.clock == "seconds" else 1e-9
     x = np.arange(config.d_world)
-    for i, (name, color) in enumerate((("random", "C3"), ("isf", "C0"))):
+    kinds = (("random", "C3"), ("isf", "C0"), ("identical", "0.6"))
+    for i, (name, color) in enumerate(kinds):
         per = np.array(stats[name]["per_rank"]) * scale  # (repeats, R)
         mid = np.median(per, axis=0)
         err = [mid - per.min(axis=0), per.max(axis=0) - mid]
-        ax.bar(x + 0.38 * (i - 0.5), mid, 0.38, yerr=err, color=color, label=name, capsize=3)
+        label = "identical batches (noise floor)" if name == "identical" else name
+        ax.bar(x + 0.27 * (i - 1), mid, 0.27, yerr=err, color=color, label=label, capsize=3)
     ax.set_xticks(x, [f"rank {r}" for r in x])
     unit = "ms" if config.clock == "seconds" else "GFLOP"
     ax.set_ylabel(f"mean idle per step at all-reduce ({unit})")
