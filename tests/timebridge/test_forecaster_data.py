@@ -4,6 +4,7 @@ from statsmodels.tsa.stattools import adfuller
 from statsmodels.tsa.vector_ar.vecm import coint_johansen
 
 from icml25.timebridge import TimeBridgeForecaster, cointegrated_series, macrodata
+from icml25.timebridge.linear import LinearForecaster
 
 TINY = dict(patch_len=8, d_model=16, n_heads=2, d_ff=16, sampled_patches=2, steps=20)
 
@@ -129,3 +130,27 @@ def test_bad_inputs_are_named(history):
         TimeBridgeForecaster(50, 16, patch_len=24)
     with pytest.raises(TypeError, match="y must be an array"):
         f.fit([["a", "b"]])
+
+
+def test_linear_forecaster_recovers_a_lead_lag_that_only_the_cross_map_can_see():
+    rng = np.random.default_rng(0)
+    lead = np.cumsum(rng.normal(size=2000))
+    y = np.column_stack([lead, np.roll(lead, 8)])[8:]  # series 1 = series 0, 8 steps late
+    windows = np.stack([y[i : i + 40] for i in range(1500, 1900, 7)])
+    truth = windows[:, 32:]
+    own = LinearForecaster(32, 8, cross=False, ridge=1e-3).fit(y[:1500])
+    cross = LinearForecaster(32, 8, cross=True, ridge=1e-3).fit(y[:1500])
+    err_own = ((own.predict_windows(windows[:, :32]) - truth)[..., 1] ** 2).mean()
+    err_cross = ((cross.predict_windows(windows[:, :32]) - truth)[..., 1] ** 2).mean()
+    assert err_cross < 1e-3 * err_own  # the follower's next 8 steps are the leader's last 8
+
+
+def test_loss_and_period_norm_axis_options(history):
+    f = TimeBridgeForecaster(48, 16, "dlinear", loss="time_frequency", seed=0, **TINY)
+    assert f.loss == "time_frequency" and f.fit(history).predict(4).shape == (4, 3)
+    g = TimeBridgeForecaster(48, 16, period_norm_axis="patch", seed=0, **TINY)
+    assert g.fit(history).predict(4).shape == (4, 3)
+    with pytest.raises(ValueError, match="loss"):
+        TimeBridgeForecaster(loss="mae")
+    with pytest.raises(ValueError, match="period_norm_axis"):
+        TimeBridgeForecaster(period_norm_axis="time")

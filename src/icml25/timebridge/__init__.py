@@ -10,7 +10,8 @@ queries and keys within each series, Cointegrated Attention on raw tokens across
 """
 
 from icml25.timebridge.data import KINDS, MACRO_COLUMNS, Series, cointegrated_series, macrodata
-from icml25.timebridge.forecaster import MODELS, TimeBridgeForecaster, check_history
+from icml25.timebridge.forecaster import LOSSES, MODELS, TimeBridgeForecaster, check_history
+from icml25.timebridge.linear import LinearForecaster
 from icml25.timebridge.loss import frequency_term, time_frequency_loss
 from icml25.timebridge.model import (
     CointegratedAttention,
@@ -25,11 +26,13 @@ from icml25.timebridge.model import (
 
 __all__ = [
     "KINDS",
+    "LOSSES",
     "MACRO_COLUMNS",
     "MODELS",
     "CointegratedAttention",
     "DLinear",
     "IntegratedAttention",
+    "LinearForecaster",
     "PatchSampling",
     "Series",
     "TimeBridge",

@@ -15,9 +15,10 @@ windows' targets; their inputs may reach back into the rest), as the official co
 train/validation/test split does; every window of ``input_len + horizon`` consecutive steps of
 the rest is a training sample. Up to ``steps`` Adam updates on batches drawn by a
 ``numpy.random.Generator`` seeded by ``seed``, with a cosine-decayed learning rate; loss: the
-time-frequency loss for TimeBridge, MSE for DLinear (each model's own). Every ``eval_every``
-updates the validation MSE is measured; the weights with the lowest one are kept, and training
-stops after ``patience`` evaluations without improvement (the official early stopping).
+time-frequency loss for TimeBridge, MSE for DLinear (each model's own; ``loss`` overrides).
+Every ``eval_every`` updates the validation MSE is measured; the weights with the lowest one are
+kept, and training stops after ``patience`` evaluations without improvement (the official early
+stopping).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from icml25.timebridge.model import DLinear, TimeBridge, TimeBridgeConfig
 __all__ = ["MODELS", "TimeBridgeForecaster", "check_history"]
 
 MODELS = ("timebridge", "dlinear")
+LOSSES = ("time_frequency", "mse")
 
 
 def check_history(name: str, y, min_steps: int) -> np.ndarray:
@@ -74,7 +76,9 @@ class TimeBridgeForecaster:
 
     ``model="timebridge"`` (``ca_layers = 0``: the ablation without Cointegrated Attention;
     ``period_norm=False``: queries and keys from raw tokens) or ``"dlinear"``. ``instance_norm``
-    applies to DLinear only (TimeBridge always normalises its windows).
+    applies to DLinear only (TimeBridge always normalises its windows). ``loss=None`` trains
+    each model with its own loss (time-frequency for TimeBridge, MSE for DLinear);
+    ``"time_frequency"`` or ``"mse"`` overrides it.
     """
 
     def __init__(
@@ -93,8 +97,10 @@ class TimeBridgeForecaster:
         ca_layers: int = 1,
         stable_len: int = 6,
         period_norm: bool = True,
+        period_norm_axis: str = "feature",
         instance_norm: bool = True,
         alpha: float = 0.35,
+        loss: str | None = None,
         steps: int = 1000,
         batch_size: int = 32,
         val_fraction: float = 0.125,
@@ -119,9 +125,13 @@ class TimeBridgeForecaster:
             ca_layers=ca_layers,
             stable_len=stable_len,
             period_norm=bool(period_norm),
+            period_norm_axis=period_norm_axis,
         )
         self.instance_norm = bool(instance_norm)
         self.alpha = check_real("alpha", alpha, low=0.0, high=1.0)
+        if loss is not None and loss not in LOSSES:
+            raise ValueError(f"loss must be None or one of {LOSSES}, got {loss!r}")
+        self.loss = loss or ("time_frequency" if model == "timebridge" else "mse")
         self.steps = check_int("steps", steps, minimum=1)
         self.batch_size = check_int("batch_size", batch_size, minimum=1)
         self.val_fraction = check_real("val_fraction", val_fraction, low=0.0, high=0.5)
@@ -144,7 +154,7 @@ class TimeBridgeForecaster:
         return _WindowNorm(net) if self.instance_norm else net
 
     def _loss(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        if self.model == "timebridge":
+        if self.loss == "time_frequency":
             return time_frequency_loss(pred, target, self.alpha)
         return F.mse_loss(pred, target)
 

@@ -41,7 +41,10 @@ class TimeBridgeConfig:
 
     ``input_len`` must be a multiple of ``patch_len``; ``d_model`` of ``n_heads``.
     ``ca_layers = 0`` is the ablation without Cointegrated Attention; ``period_norm = False``
-    the ablation that computes Q and K from the raw tokens.
+    the ablation that computes Q and K from the raw tokens. ``period_norm_axis`` is the axis of
+    the moving average: ``"feature"``, each token's ``d`` features, as the official code does,
+    or ``"patch"``, the same feature over the last ``stable_len`` patches (a variant of ours,
+    which removes a level shared by neighbouring patches).
     """
 
     n_series: int
@@ -57,6 +60,7 @@ class TimeBridgeConfig:
     ca_layers: int = 1
     stable_len: int = 6
     period_norm: bool = True
+    period_norm_axis: str = "feature"
 
     def __post_init__(self) -> None:
         for name in ("n_series", "input_len", "horizon", "patch_len", "d_model", "n_heads"):
@@ -65,6 +69,10 @@ class TimeBridgeConfig:
             check_int(name, getattr(self, name), minimum=1)
         for name in ("ia_layers", "ps_layers", "ca_layers"):
             check_int(name, getattr(self, name), minimum=0)
+        if self.period_norm_axis not in ("feature", "patch"):
+            raise ValueError(
+                f"period_norm_axis must be 'feature' or 'patch', got {self.period_norm_axis!r}"
+            )
         if self.stable_len > self.d_model:
             raise ValueError(
                 f"stable_len must be <= d_model, got stable_len={self.stable_len}, "
@@ -144,14 +152,18 @@ class IntegratedAttention(_Block):
         super().__init__(c.d_model, c.d_ff)
         self.attention = _MultiHead(c.d_model, c.n_heads)
         self.stable_len, self.period_norm = c.stable_len, c.period_norm
+        self.axis = c.period_norm_axis
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         B, N, P, d = x.shape
         tokens = x.reshape(B * N, P, d)
         qk = tokens
-        if self.period_norm:
+        if self.period_norm and self.axis == "feature":
             with torch.no_grad():
                 qk = period_norm(tokens, self.stable_len)
+        elif self.period_norm:  # over the patch axis, window min(S, P)
+            with torch.no_grad():
+                qk = period_norm(tokens.transpose(1, 2), min(self.stable_len, P)).transpose(1, 2)
         new = self.attention(qk, qk, tokens).reshape(B, N, P, d)
         return self.finish(x + new)
 

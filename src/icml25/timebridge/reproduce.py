@@ -25,6 +25,8 @@ from matplotlib.figure import Figure
 from icml25.lab.reproduction import Summary
 from icml25.timebridge.data import cointegrated_series, macrodata
 from icml25.timebridge.forecaster import TimeBridgeForecaster
+from icml25.timebridge.linear import LinearForecaster
+from icml25.timebridge.model import period_norm
 
 # one thread per cell: small products, and equal numbers whatever the worker count
 CELL_THREADS = 1
@@ -33,20 +35,30 @@ VARIANTS = {
     "timebridge": {},
     "no_ca": {"ca_layers": 0},
     "no_pn": {"period_norm": False},
+    "pn_patch": {"period_norm_axis": "patch"},
     "dlinear": {"model": "dlinear"},
+    "dlinear_tf": {"model": "dlinear", "loss": "time_frequency"},
 }
 LABELS = {
     "timebridge": "TimeBridge",
     "no_ca": "TimeBridge without CA",
     "no_pn": "TimeBridge, Q K not period-normalised",
+    "pn_patch": "TimeBridge, period norm over patches",
     "dlinear": "DLinear",
+    "dlinear_tf": "DLinear, time-frequency loss",
+    "linear_own": "ridge, own past",
+    "linear_cross": "ridge, all series' past",
 }
+# the claims' models first; then diagnostics, measured and not claimed: DLinear trained with
+# TimeBridge's loss; closed-form ridge maps from a series' own past or from every series' past
+# (how much cross-series information a linear model finds); Q, K normalised over patches
 GRID = {
-    "cointegrated": ("timebridge", "no_ca", "dlinear"),
-    "independent": ("timebridge", "no_ca"),
-    "drifting": ("timebridge", "no_pn"),
+    "cointegrated": ("timebridge", "no_ca", "dlinear", "dlinear_tf", "linear_own", "linear_cross"),
+    "independent": ("timebridge", "no_ca", "linear_own", "linear_cross"),
+    "drifting": ("timebridge", "no_pn", "pn_patch"),
     "macro": ("timebridge", "no_ca", "dlinear"),
 }
+RIDGES = (0.1, 1.0, 10.0, 100.0, 1e3, 1e4, 1e5)
 
 
 @dataclass(frozen=True)
@@ -127,37 +139,80 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         n_in, n_out, train = config.input_len, config.horizon, config.train_steps
         sizes = {"patch_len": config.patch_len, "eval_every": config.eval_every}
         steps, stride = config.steps, config.eval_stride
-    forecaster = TimeBridgeForecaster(
-        n_in,
-        n_out,
-        d_model=config.d_model,
-        steps=steps,
-        batch_size=config.batch_size,
-        lr=config.lr,
-        patience=config.patience,
-        seed=seed % 2**31,
-        **sizes,
-        **VARIANTS[cell["model"]],
-    )
-    forecaster.fit(y[:train])
+    if cell["model"].startswith("linear"):
+        forecaster, extra = _ridge(y[:train], n_in, n_out, cell["model"] == "linear_cross")
+    else:
+        forecaster = TimeBridgeForecaster(
+            n_in,
+            n_out,
+            d_model=config.d_model,
+            steps=steps,
+            batch_size=config.batch_size,
+            lr=config.lr,
+            patience=config.patience,
+            seed=seed % 2**31,
+            **sizes,
+            **VARIANTS[cell["model"]],
+        )
+        forecaster.fit(y[:train])
+        extra = {
+            "losses": forecaster.losses_,
+            "val_mse": forecaster.val_mse_,
+            "best_step": forecaster.best_step_,
+            "updates": len(forecaster.losses_),
+        }
+        if forecaster.model == "timebridge":
+            extra["level_retained"] = _level_retained(forecaster)
     test = y[train - n_in :]  # the test split with the input window of its first forecast
     windows = np.lib.stride_tricks.sliding_window_view(test, n_in + n_out, axis=0)[::stride]
     windows = windows.transpose(0, 2, 1)  # (W, I + H, N)
     pred = forecaster.predict_windows(windows[:, :n_in])  # (W, H, N)
     scale = y[:train].std(0)
     err = ((pred - windows[:, n_in:]) / scale) ** 2  # (W, H, N), standardised units
+    if cell["model"].startswith("linear"):  # test MSE along the whole ridge path
+        extra["mse_path"] = np.array(
+            [
+                (((f.predict_windows(windows[:, :n_in]) - windows[:, n_in:]) / scale) ** 2).mean()
+                for f in extra.pop("path")
+            ]
+        )
     return {
         "mse": float(err.mean()),
         "mse_by_step": err.mean((0, 2)),  # (H,)
         "mse_by_series": err.mean((0, 1)),  # (N,)
-        "losses": forecaster.losses_,
         "example_input": windows[0, :n_in],
         "example_truth": windows[0, n_in:],
         "example_forecast": pred[0],
-        "val_mse": forecaster.val_mse_,
-        "best_step": forecaster.best_step_,
-        "updates": len(forecaster.losses_),
+        **extra,
     }
+
+
+def _ridge(y: np.ndarray, n_in: int, n_out: int, cross: bool):
+    """Closed-form ridge, its penalty chosen on the last 1/8 of ``y`` (the validation split the
+    networks use), refitted on all of ``y``; and the refitted models of every penalty (the
+    path, whose test MSEs ``run_cell`` reports: the best of them is an oracle choice, a bound
+    on what a linear map extracts, not a forecaster)."""
+    cut = len(y) - len(y) // 8
+    val = np.lib.stride_tricks.sliding_window_view(y[cut - n_in :], n_in + n_out, axis=0)
+    val = val.transpose(0, 2, 1)  # (W, I + H, N)
+    scores = []
+    for lam in RIDGES:
+        model = LinearForecaster(n_in, n_out, cross=cross, ridge=lam).fit(y[:cut])
+        scores.append(((model.predict_windows(val[:, :n_in]) - val[:, n_in:]) ** 2).mean())
+    path = [LinearForecaster(n_in, n_out, cross=cross, ridge=lam).fit(y) for lam in RIDGES]
+    best = int(np.argmin(scores))
+    return path[best], {"ridge": RIDGES[best], "path": path}
+
+
+def _level_retained(forecaster: TimeBridgeForecaster) -> float:
+    """How much of a level shared by a patch survives the feature-axis period norm: a shift
+    ``c`` of every step of a patch adds ``c W 1`` to its token (``W`` the patch embedding);
+    returns ``|PN(W 1)| / |W 1|`` with the trained ``W``."""
+    import torch
+
+    w1 = forecaster.network_.embed.weight.detach().sum(1)  # (d,)
+    stable = forecaster.network_.config.stable_len
+    return float(torch.linalg.norm(period_norm(w1, stable)) / torch.linalg.norm(w1))
 
 
 def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
@@ -172,8 +227,13 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         m[f"mse_{kind}_{model}"] = mse[kind, model]
         for s, v in enumerate(values):
             m[f"mse_{kind}_{model}_seed{s}"] = v
-        m[f"best_step_{kind}_{model}"] = float(np.mean([o["best_step"] for o in outs]))
-        m[f"updates_{kind}_{model}"] = float(np.mean([o["updates"] for o in outs]))
+        if "best_step" in outs[0]:
+            m[f"best_step_{kind}_{model}"] = float(np.mean([o["best_step"] for o in outs]))
+            m[f"updates_{kind}_{model}"] = float(np.mean([o["updates"] for o in outs]))
+        if "level_retained" in outs[0]:
+            m[f"level_retained_{kind}_{model}"] = float(
+                np.mean([o["level_retained"] for o in outs])
+            )
 
     def reduction(kind: str, model: str, anchor: str) -> float:
         return 1.0 - mse[kind, model] / mse[kind, anchor]
@@ -186,6 +246,24 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         mse["drifting", "no_pn"] / mse["drifting", "timebridge"] - 1.0
     )
     m["no_ca_mse_reduction_vs_dlinear"] = reduction("cointegrated", "no_ca", "dlinear")
+    for kind in ("cointegrated", "independent"):
+        m[f"{kind}_cross_ridge_reduction_vs_own"] = reduction(kind, "linear_cross", "linear_own")
+        paths = {}
+        for model in ("linear_own", "linear_cross"):
+            paths[model] = np.mean([o["mse_path"] for o in table[kind, model]], axis=0)
+            for lam, v in zip(RIDGES, paths[model], strict=True):
+                m[f"mse_{kind}_{model}_ridge{lam:g}"] = float(v)
+            m[f"mse_{kind}_{model}_oracle_ridge"] = float(paths[model].min())
+        m[f"{kind}_cross_ridge_oracle_reduction_vs_own"] = 1.0 - (
+            paths["linear_cross"].min() / paths["linear_own"].min()
+        )
+    m["tf_loss_dlinear_mse_increase"] = (
+        mse["cointegrated", "dlinear_tf"] / mse["cointegrated", "dlinear"] - 1.0
+    )
+    m["timebridge_mse_reduction_vs_dlinear_tf"] = reduction(
+        "cointegrated", "timebridge", "dlinear_tf"
+    )
+    m["c_patch_axis_mse_reduction"] = reduction("drifting", "pn_patch", "timebridge")
     if config.macro:
         m["macro_mse_reduction_vs_dlinear"] = reduction("macro", "timebridge", "dlinear")
         m["macro_mse_reduction_vs_no_ca"] = reduction("macro", "timebridge", "no_ca")
@@ -223,7 +301,7 @@ def _fig_by_step(config: Config, table) -> Figure:
 
 
 def _fig_examples(table, kind: str) -> Figure:
-    first = {model: table[kind, model][0] for model in GRID[kind]}
+    first = {model: table[kind, model][0] for model in GRID[kind][:3]}
     ref = first[GRID[kind][0]]
     n = min(3, ref["example_truth"].shape[1])
     fig = Figure(figsize=(4 * n, 3.2))
@@ -250,6 +328,8 @@ def _fig_validation(config: Config, table) -> Figure:
         every = config.macro_eval_every if kind == "macro" else config.eval_every
         for i, model in enumerate(GRID[kind]):
             for s, out in enumerate(table[kind, model]):
+                if "val_mse" not in out:
+                    continue
                 steps = every * np.arange(1, len(out["val_mse"]) + 1)
                 label = LABELS[model] if s == 0 else None
                 ax.plot(steps, out["val_mse"], color=f"C{i}", linewidth=0.8, label=label)
