@@ -18,6 +18,9 @@ every step.
 from __future__ import annotations
 
 import os
+import pickle
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -25,7 +28,6 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 from torch.utils.flop_counter import FlopCounterMode
 
 from icml25.omnibal.model import TinyVLM, VLMConfig, make_batch
@@ -95,6 +97,13 @@ def _worker(rank, world, store, out, model_config, layouts, images, text, repeat
     dist.destroy_process_group()
 
 
+def _entry(tmp: str, rank: str) -> None:
+    """A rank's process: read the job's arguments and run the worker."""
+    with open(os.path.join(tmp, "args.pkl"), "rb") as f:
+        args = pickle.load(f)
+    _worker(int(rank), *args)
+
+
 def run_data_parallel(
     model_config: VLMConfig,
     layouts: list[Layout],
@@ -119,7 +128,25 @@ def run_data_parallel(
     with tempfile.TemporaryDirectory() as tmp:
         store = os.path.join(tmp, "store")
         args = (world, store, tmp, model_config, layouts, images, text, repeats, clock, comm_trials)
-        mp.start_processes(_worker, args=args, nprocs=world, join=True, start_method="spawn")
+        with open(os.path.join(tmp, "args.pkl"), "wb") as f:
+            pickle.dump(args, f)
+        # fresh interpreters, not multiprocessing: the caller may itself be a pool worker
+        code = "import sys; from icml25.omnibal.distributed import _entry; _entry(*sys.argv[1:])"
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", code, tmp, str(rank)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"},
+            )
+            for rank in range(world)
+        ]
+        errors = [p.communicate()[1].decode()[-2000:] for p in procs]
+        failed = [
+            (r, e) for r, (p, e) in enumerate(zip(procs, errors, strict=True)) if p.returncode
+        ]
+        if failed:
+            raise RuntimeError(f"rank {failed[0][0]} of the gloo job failed:\n{failed[0][1]}")
         ranks = [dict(np.load(os.path.join(tmp, f"rank{r}.npz"))) for r in range(world)]
     out = {"comm": np.stack([rk["comm"] for rk in ranks], 1)}  # (trials, R)
     for key in ranks[0]:
