@@ -173,3 +173,18 @@ def test_cost_of_context_units_is_linear_in_nodes():
     for N in (10, 1000):
         assert cau.affinity(torch.randn(1, N, 8)).shape == (1, 2, 4, N)
     assert np.prod(cau.affinity(torch.randn(1, 1000, 8)).shape) == 2 * 4 * 1000
+
+
+def test_transductive_gcn_of_the_explanation_gives_new_nodes_the_mean_embedding():
+    from icml25.stop_st.explain import TransductiveGCN
+
+    torch.manual_seed(6)
+    model = TransductiveGCN(CFG, n_train=4).eval()
+    x, tod, _ = _inputs(B=1, N=3)
+    model.index = torch.tensor([2, 0, -1])
+    out = model(x, tod, adjacency=torch.zeros(3, 3))  # A_hat = I: no mixing
+    emb = torch.stack([model.node_emb[2], model.node_emb[0], model.node_emb.mean(0)])
+    h = model.embed(x, tod) + emb
+    for layer in model.layers:
+        h = h + layer.fc(h)
+    torch.testing.assert_close(out, model.regression(h).transpose(1, 2))
