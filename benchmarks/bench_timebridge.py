@@ -4,10 +4,11 @@ without Cointegrated Attention, and peak memory of a training step as the number
 1. Throughput at the reproduction's sizes (N = 8 series, input 192, horizon 96, d = 64): input
    windows per second for one Adam update on a batch of 32 (forward, time-frequency loss,
    backward, step), and for inference on a batch of 256 (no gradient).
-2. Memory: the peak resident memory a training step (batch 8) adds to a process that has built
-   the model, for N = 8 ... 1024 series, each measured in a fresh subprocess (torch allocates
-   outside Python, so tracemalloc would not see it). Cointegrated Attention attends across all
-   N series at every patch position: its attention matrices grow as N^2.
+2. Memory of one training step (batch 8) for N = 8 ... 1024 series, each in a fresh
+   subprocess (torch allocates outside Python, so tracemalloc would not see it): the MB of
+   activations autograd saves for the backward pass (distinct storages, counted by
+   ``torch.autograd.graph.saved_tensors_hooks``), the MB of parameters, and the process's peak
+   resident memory (``ru_maxrss``, which includes torch itself, about 300 MB).
 
     OMP_NUM_THREADS=1 python benchmarks/bench_timebridge.py
 """
@@ -68,24 +69,35 @@ def throughput(model: str, n_series: int = 8, repeat: int = 30) -> tuple[float, 
 
 
 def memory_child(model: str, n_series: int) -> None:
-    """In a fresh process: MB of resident memory one training step adds (ru_maxrss)."""
+    """In a fresh process: saved-activation MB, parameter MB and peak RSS MB of one step."""
     torch.set_num_threads(1)
     net = build(model, n_series)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     x, y = torch.randn(8, INPUT, n_series), torch.randn(8, HORIZON, n_series)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    train_step(net, opt, x, y)
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"mb": (after - before) / 1024}))
+    saved: dict[int, int] = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        storage = t.untyped_storage()
+        saved[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        loss = time_frequency_loss(net(x), y)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    params = sum(p.numel() * p.element_size() for p in net.parameters())
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"saved": sum(saved.values()) / 2**20, "params": params / 2**20, "rss": peak}))
 
 
-def peak_mb(model: str, n_series: int) -> float:
+def step_memory(model: str, n_series: int) -> dict:
     code = (
         f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
         f"import bench_timebridge as b; b.memory_child({model!r}, {n_series})"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])["mb"]
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -107,9 +119,18 @@ def main() -> None:
         ),
         flush=True,
     )
-    sizes = (8, 64, 256, 1024)
-    rows = [[n] + [peak_mb(m, n) for m in MODELS] for n in sizes]
-    print(table(["series N"] + [f"{m} peak MB (train step, batch 8)" for m in MODELS], rows))
+    rows = []
+    for n in (8, 64, 256, 1024):
+        mem = {m: step_memory(m, n) for m in MODELS}
+        rows.append(
+            [n]
+            + [mem[m]["saved"] for m in MODELS]
+            + [mem["timebridge"]["params"]]
+            + [mem[m]["rss"] for m in MODELS]
+        )
+    header = ["series N"] + [f"{m} activations MB" for m in MODELS]
+    header += ["timebridge params MB"] + [f"{m} peak RSS MB" for m in MODELS]
+    print(table(header, rows))
 
 
 if __name__ == "__main__":
