@@ -1,0 +1,134 @@
+"""The detector: a backbone pre-trained here on real images (10-digit classification), then
+fine-tuned as a real-versus-fake detector with a new linear head, in one of three ways (Effort,
+Yan et al., ICML 2025, Tables 1-3 and Section 4):
+
+- ``full``: every backbone parameter and the head;
+- ``lora``: rank-1 LoRA on the attention projections, backbone frozen, and the head;
+- ``effort``: :func:`~icml25.effort_aigi.apply_effort` (rank-1 residual) on the attention
+  projections, the rest frozen, and the head.
+
+Loss: binary cross-entropy on balanced batches (half real, half fake); Adam with weight decay
+5e-4 as in the official configuration (``effort.yaml``), the same learning rate for all three.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import torch
+from sklearn.metrics import roc_auc_score
+from torch import nn
+from torch.nn import functional as F
+
+from icml25.common.validate import check_int
+from icml25.effort_aigi.lora import apply_lora
+from icml25.effort_aigi.svd_residual import apply_effort
+from icml25.effort_aigi.vit import TinyViT
+
+METHODS = ("full", "lora", "effort")
+
+
+def pretrain_backbone(images: np.ndarray, labels: np.ndarray, config, seed: int) -> TinyViT:
+    """Classification pre-training on real images: Adam (lr ``config.pretrain_lr``, cosine
+    decay) on mini-batches of 128, ``config.pretrain_steps`` steps, seeded by ``seed``."""
+    model = TinyViT(
+        images.shape[-1],
+        config.patch,
+        images.shape[1],
+        config.dim,
+        config.depth,
+        config.heads,
+        classes=int(labels.max()) + 1,
+        seed=seed,
+    )
+    x, y = torch.as_tensor(images), torch.as_tensor(labels)
+    opt = torch.optim.Adam(model.parameters(), lr=config.pretrain_lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=config.pretrain_steps)
+    gen = torch.Generator().manual_seed(seed)
+    for _ in range(config.pretrain_steps):
+        idx = torch.randint(len(x), (128,), generator=gen)
+        loss = F.cross_entropy(model(x[idx]), y[idx])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+    return model.eval()
+
+
+class Detector(nn.Module):
+    """``logit(x) = head(backbone.features(x))``, (B, C, H, W) -> (B,): fake if positive."""
+
+    def __init__(self, backbone: TinyViT, seed: int):
+        super().__init__()
+        self.backbone = backbone
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.head = nn.Linear(backbone.dim, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.backbone.features(x))[:, 0]
+
+
+def build_detector(pretrained: TinyViT, method: str, *, rank: int = 1, seed: int = 0) -> Detector:
+    """A copy of ``pretrained`` adapted by ``method`` (one of :data:`METHODS`), with a new head."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    backbone = copy.deepcopy(pretrained).train()
+    backbone.head = nn.Identity()  # the classification head is not part of the features
+    if method == "effort":
+        apply_effort(backbone, rank=rank)
+    elif method == "lora":
+        apply_lora(backbone, rank=rank, seed=seed)
+    else:
+        backbone.requires_grad_(True)
+    return Detector(backbone, seed)
+
+
+def fine_tune(
+    detector: Detector,
+    real: np.ndarray,
+    fake: np.ndarray,
+    *,
+    steps: int,
+    lr: float,
+    seed: int,
+    batch: int = 64,
+) -> np.ndarray:
+    """Train the detector's trainable parameters on balanced batches (``batch / 2`` real and
+    ``batch / 2`` fake images); returns the loss per step (steps,)."""
+    steps = check_int("steps", steps, minimum=1)
+    half = check_int("batch", batch, minimum=2) // 2
+    xr, xf = torch.as_tensor(real), torch.as_tensor(fake)
+    params = [p for p in detector.parameters() if p.requires_grad]
+    opt = torch.optim.Adam(params, lr=lr, weight_decay=5e-4)
+    gen = torch.Generator().manual_seed(seed)
+    target = torch.cat([torch.zeros(half), torch.ones(half)])
+    losses = np.empty(steps)
+    for i in range(steps):
+        batch = torch.cat(
+            [
+                xr[torch.randint(len(xr), (half,), generator=gen)],
+                xf[torch.randint(len(xf), (half,), generator=gen)],
+            ]
+        )  # (2 half, C, H, W)
+        loss = F.binary_cross_entropy_with_logits(detector(batch), target)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        losses[i] = loss.item()
+    return losses
+
+
+@torch.no_grad()
+def scores_and_features(detector: Detector, images: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Logits (N,) and backbone features (N, dim) in eval mode."""
+    detector.eval()
+    feats = detector.backbone.features(torch.as_tensor(images))
+    return detector.head(feats)[:, 0].numpy(), feats.numpy()
+
+
+def auc(real_scores: np.ndarray, fake_scores: np.ndarray) -> float:
+    """ROC AUC of telling fakes (positives) from reals by the score."""
+    y = np.r_[np.zeros(len(real_scores)), np.ones(len(fake_scores))]
+    return float(roc_auc_score(y, np.r_[real_scores, fake_scores]))
