@@ -1,0 +1,34 @@
+"""DiffAdvMAP (ICML 2025): natural unrestricted adversarial examples sampled from a diffusion
+posterior, with the PGD-Linf and pixel-space anchors, small classifiers and naturalness measures.
+
+>>> from icml25.diffadvmap import attack
+>>> x_adv = attack(classifier, denoiser, x, y, t_star=20, lr=0.01, c_adv=1.0, c_rec=1.0)
+"""
+
+from icml25.diffadvmap.attack import attack, margin, reverse_steps
+from icml25.diffadvmap.baselines import pgd_linf, pixel_attack
+from icml25.diffadvmap.data import digits
+from icml25.diffadvmap.models import MLP, SmallCNN, accuracy, train_classifier
+from icml25.diffadvmap.naturalness import (
+    detection_auc,
+    frechet_distance,
+    nearest_neighbour_distance,
+    train_discriminator,
+)
+
+__all__ = [
+    "MLP",
+    "SmallCNN",
+    "accuracy",
+    "attack",
+    "detection_auc",
+    "digits",
+    "frechet_distance",
+    "margin",
+    "nearest_neighbour_distance",
+    "pgd_linf",
+    "pixel_attack",
+    "reverse_steps",
+    "train_classifier",
+    "train_discriminator",
+]

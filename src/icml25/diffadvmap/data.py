@@ -1,0 +1,25 @@
+"""The images: scikit-learn's bundled handwritten digits (1797 images, 8 x 8, 10 classes),
+scaled from ``[0, 16]`` to ``[-1, 1]``, split into a training and a test set by a seed."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import torch
+from sklearn.datasets import load_digits
+
+__all__ = ["digits"]
+
+
+@lru_cache(maxsize=4)
+def digits(seed: int = 0, test_fraction: float = 0.2):
+    """``(x_train, y_train, x_test, y_test)``: float images (N, 1, 8, 8) in ``[-1, 1]`` and
+    long labels (N,), a stratified-free random split by ``seed``."""
+    data = load_digits()
+    x = torch.tensor(data.images / 8.0 - 1.0, dtype=torch.float32)[:, None]  # (1797, 1, 8, 8)
+    y = torch.tensor(data.target, dtype=torch.long)
+    order = torch.tensor(np.random.default_rng(seed).permutation(len(x)))
+    n_test = int(round(test_fraction * len(x)))
+    test, train = order[:n_test], order[n_test:]
+    return x[train], y[train], x[test], y[test]

@@ -1,0 +1,102 @@
+"""Small classifiers trained here, and their (optionally adversarial) training.
+
+- :class:`SmallCNN`: three 3x3 convolutions (the last two of stride 2), global average pooling
+  and a linear head; any image size.
+- :class:`MLP`: two hidden ReLU layers on the flattened image.
+- :func:`train_classifier`: Adam on the cross-entropy; with ``pgd_epsilon > 0`` it is PGD
+  adversarial training (Madry et al., 2018): each mini-batch is replaced by its PGD-Linf images.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from icml25.common.validate import check_int, check_real
+from icml25.diffadvmap.baselines import pgd_linf
+
+__all__ = ["MLP", "SmallCNN", "accuracy", "train_classifier"]
+
+
+class SmallCNN(nn.Module):
+    def __init__(self, channels: int = 1, classes: int = 10, width: int = 16, seed: int = 0):
+        super().__init__()
+        with torch.random.fork_rng(devices=[]):  # the initialisers use the global stream
+            torch.manual_seed(seed)
+            self.body = nn.Sequential(
+                nn.Conv2d(channels, width, 3, 1, 1),
+                nn.ReLU(),
+                nn.Conv2d(width, 2 * width, 3, 2, 1),
+                nn.ReLU(),
+                nn.Conv2d(2 * width, 2 * width, 3, 2, 1),
+                nn.ReLU(),
+                nn.AdaptiveAvgPool2d(1),
+                nn.Flatten(),
+            )
+            self.head = nn.Linear(2 * width, classes)
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x)  # (B, 2 width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x))  # (B, classes)
+
+
+class MLP(nn.Module):
+    def __init__(self, inputs: int = 64, classes: int = 10, hidden: int = 128, seed: int = 0):
+        super().__init__()
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            self.net = nn.Sequential(
+                nn.Flatten(),
+                nn.Linear(inputs, hidden),
+                nn.ReLU(),
+                nn.Linear(hidden, hidden),
+                nn.ReLU(),
+                nn.Linear(hidden, classes),
+            )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
+def train_classifier(
+    model: nn.Module,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    epochs: int = 30,
+    batch_size: int = 64,
+    lr: float = 3e-3,
+    pgd_epsilon: float = 0.0,
+    pgd_steps: int = 5,
+    seed: int = 0,
+) -> nn.Module:
+    """Train ``model`` in place on images (N, C, H, W) and labels (N,); returns it in eval mode
+    with its parameters frozen."""
+    check_int("epochs", epochs, minimum=1)
+    check_int("batch_size", batch_size, minimum=1)
+    check_real("pgd_epsilon", pgd_epsilon, low=0.0, high=2.0)
+    gen = torch.Generator().manual_seed(seed)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    for _ in range(epochs):
+        order = torch.randperm(len(x), generator=gen)
+        for start in range(0, len(x), batch_size):
+            idx = order[start : start + batch_size]
+            xb, yb = x[idx], y[idx]  # (b, C, H, W), (b,)
+            if pgd_epsilon > 0:
+                model.eval()
+                step_seed = int(torch.randint(2**31, (1,), generator=gen))
+                xb = pgd_linf(model, xb, yb, epsilon=pgd_epsilon, steps=pgd_steps, seed=step_seed)
+                model.train()
+            loss = F.cross_entropy(model(xb), yb)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+    return model.eval().requires_grad_(False)
+
+
+@torch.no_grad()
+def accuracy(model, x: torch.Tensor, y: torch.Tensor) -> float:
+    return float((model(x).argmax(1) == y).float().mean())

@@ -1,0 +1,64 @@
+"""How natural adversarial images look, measured without a human.
+
+- :func:`train_discriminator` / :func:`detection_auc`: a real-versus-fake classifier (a
+  :class:`~icml25.diffadvmap.models.SmallCNN` with two classes) trained on clean against
+  attacked images; its ROC AUC on held-out clean against held-out attacked images (0.5: it
+  cannot tell them apart).
+- :func:`nearest_neighbour_distance`: the mean Euclidean distance from each image's features to
+  its nearest neighbour among the features of the data set.
+- :func:`frechet_distance`: ``||mu_1 - mu_2||^2 + tr(S_1 + S_2 - 2 (S_1 S_2)^{1/2})`` between two
+  feature clouds (FID, Heusel et al., 2017, on a small classifier's features instead of
+  Inception's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+import torch
+from sklearn.metrics import roc_auc_score
+
+from icml25.diffadvmap.models import SmallCNN, train_classifier
+
+__all__ = [
+    "detection_auc",
+    "frechet_distance",
+    "nearest_neighbour_distance",
+    "train_discriminator",
+]
+
+
+def train_discriminator(
+    clean: torch.Tensor, fake: torch.Tensor, *, epochs: int = 20, width: int = 16, seed: int = 0
+) -> SmallCNN:
+    """A CNN telling ``fake`` (label 1) from ``clean`` (label 0), both (N, C, H, W)."""
+    x = torch.cat([clean, fake])  # (N_c + N_f, C, H, W)
+    y = torch.cat([torch.zeros(len(clean)), torch.ones(len(fake))]).long()
+    model = SmallCNN(clean.shape[1], 2, width, seed=seed)
+    return train_classifier(model, x, y, epochs=epochs, seed=seed)
+
+
+@torch.no_grad()
+def detection_auc(discriminator, clean: torch.Tensor, fake: torch.Tensor) -> float:
+    """ROC AUC of the discriminator's fake-logit margin, clean (0) against fake (1)."""
+    scores = [(discriminator(x)[:, 1] - discriminator(x)[:, 0]).numpy() for x in (clean, fake)]
+    labels = np.r_[np.zeros(len(clean)), np.ones(len(fake))]
+    return float(roc_auc_score(labels, np.concatenate(scores)))
+
+
+def nearest_neighbour_distance(features: np.ndarray, reference: np.ndarray) -> float:
+    """Mean over rows of ``features`` (n, d) of the distance to the nearest row of
+    ``reference`` (m, d)."""
+    d2 = (
+        (features**2).sum(1)[:, None] + (reference**2).sum(1)[None] - 2 * features @ reference.T
+    )  # (n, m)
+    return float(np.sqrt(np.maximum(d2.min(1), 0)).mean())
+
+
+def frechet_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Fréchet distance between Gaussians fitted to ``a`` (n, d) and ``b`` (m, d)."""
+    mu_a, mu_b = a.mean(0), b.mean(0)
+    s_a, s_b = np.cov(a, rowvar=False), np.cov(b, rowvar=False)
+    root = scipy.linalg.sqrtm(s_a @ s_b)
+    root = np.real(root)
+    return float(((mu_a - mu_b) ** 2).sum() + np.trace(s_a + s_b - 2 * root))
