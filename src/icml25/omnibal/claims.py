@@ -156,5 +156,9 @@ _WALL_CLOCK = (
     "d_model_relative_error",
     "d_cost_fit_relative_residual",
     "d_allreduce_seconds",
+    "d_cost_coef_intercept",
+    "d_cost_coef_per_image",
+    "d_cost_coef_per_token",
+    "d_cost_coef_per_area",
 )
 TOLERANCES = dict.fromkeys(_WALL_CLOCK)
