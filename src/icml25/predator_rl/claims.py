@@ -50,5 +50,3 @@ CLAIMS = (
         source="Abstract",
     ),
 )
-
-TOLERANCES = {"cell_seconds_mean": None}
