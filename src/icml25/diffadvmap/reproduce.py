@@ -214,10 +214,11 @@ def _main(config: Config, seed: int) -> dict:
     sweep, pgd_seed = [], (seed + 1) % 2**31
     for eps in config.pgd_epsilons:
         x_pgd = pgd_linf(cnn, x, y, epsilon=eps, steps=config.pgd_steps, seed=pgd_seed)
-        sweep.append([_success(m, x, x_pgd, y) for m in (cnn, mlp, defence)])
+        l2 = float((x_pgd - x).flatten(1).norm(dim=1).mean())
+        sweep.append([_success(m, x, x_pgd, y) for m in (cnn, mlp, defence)] + [l2])
         violation = max(violation, float(x_pgd.abs().max()) - 1)
         violation = max(violation, float((x_pgd - x).abs().max()) - eps)
-    out["pgd_success"] = sweep  # (epsilons, 3)
+    out["pgd_success"] = sweep  # (epsilons, 4): white-box, MLP, defended, mean L2
     reached = [i for i, s in enumerate(sweep) if s[0] >= out["diffadvmap_success"][0]]
     i_match = reached[0] if reached else len(sweep) - 1
     eps = config.pgd_epsilons[i_match]
@@ -281,6 +282,12 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             m[f"{name}_{key}"] = float(main[f"{name}_{key}"])
     m["clean_nn_distance"] = float(main["clean_nn_distance"])
     m["clean_fid"] = float(main["clean_fid"])
+    # PGD at the smallest epsilon whose mean L2 change reaches DiffAdvMAP's (not claimed)
+    l2_reached = [row for row in main["pgd_success"] if row[3] >= m["diffadvmap_l2"]]
+    row = l2_reached[0] if l2_reached else main["pgd_success"][-1]
+    m["l2_matched_epsilon"] = float(config.pgd_epsilons[main["pgd_success"].index(row)])
+    m["pgd_l2_matched_transfer_success"] = float(row[1])
+    m["pgd_l2_matched_defended_success"] = float(row[2])
     m["a_whitebox_success"] = m["diffadvmap_whitebox_success"]
     m["b_transfer_gap"] = m["diffadvmap_transfer_success"] - m["pgd_transfer_success"]
     m["c_auc_gap"] = m["diffadvmap_auc"] - m["pgd_auc"]
@@ -299,7 +306,10 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     figures["success_vs_tstar"] = _fig_tstar(tstar)
     captions["success_vs_tstar"] = "DiffAdvMAP's success rates and L2 change against t*."
     figures["pgd_sweep"] = _fig_sweep(config, main)
-    captions["pgd_sweep"] = "PGD success against epsilon, with DiffAdvMAP's rates as lines."
+    captions["pgd_sweep"] = (
+        "PGD success against epsilon (left) and against the mean L2 change (right), with "
+        "DiffAdvMAP's rates as dashed lines (left) and stars (right)."
+    )
     return Summary(m, figures, captions)
 
 
@@ -340,17 +350,22 @@ def _fig_tstar(tstar) -> Figure:
 
 
 def _fig_sweep(config: Config, main: dict) -> Figure:
-    sweep = np.asarray(main["pgd_success"])  # (E, 3)
-    fig = Figure(figsize=(5.2, 3.6))
-    ax = fig.subplots()
+    sweep = np.asarray(main["pgd_success"])  # (E, 4)
+    fig = Figure(figsize=(9, 3.6))
+    ax, ax2 = fig.subplots(1, 2)
     names = ("white-box (CNN)", "transfer (MLP)", "defended CNN")
     for k, name in enumerate(names):
         ax.plot(config.pgd_epsilons, sweep[:, k], "o-", color=f"C{k}", label=f"PGD: {name}")
         ax.axhline(main["diffadvmap_success"][k], color=f"C{k}", linestyle="--", linewidth=1)
+        ax2.plot(sweep[:, 3], sweep[:, k], "o-", color=f"C{k}", label=f"PGD: {name}")
+        ax2.plot(main["diffadvmap_l2"], main["diffadvmap_success"][k], "*", ms=12, color=f"C{k}")
     ax.axvline(main["matched_epsilon"], color="grey", linestyle=":")
     ax.set_xlabel("PGD epsilon (images in [-1, 1])")
     ax.set_ylabel("success rate")
     ax.set_title("dashed: DiffAdvMAP at t*; dotted: matched epsilon", fontsize=8)
     ax.legend(fontsize=7)
+    ax2.set_xlabel("mean L2 change of the image")
+    ax2.set_ylabel("success rate")
+    ax2.set_title("against the size of the change; stars: DiffAdvMAP", fontsize=8)
     fig.tight_layout()
     return fig
