@@ -1,0 +1,312 @@
+"""A procedural RAVEN-family puzzle generator: 3 x 3 matrices with I-RAVEN candidate sets, and
+from the same rules an odd-one-out format and an ``A : B :: C : ?`` analogy format.
+
+UCGS (Shi, Li & Xue, ICML 2025) trains one solver on RAVEN/PGM and answers other formats
+zero-shot (odd-one-out, visual analogies); those data sets cannot be downloaded here, so this
+module generates puzzles of the same family (rules in :mod:`icml25.ucgs_avr.rules`).
+
+- Matrix: one rule per attribute (type, size, colour, and number or position), panels
+  ``(9, 4)`` = ``(type, size, colour, slots)``; the ninth is the answer. Candidates as in I-RAVEN
+  (Hu et al., 2021): three attributes are each given one wrong value, and the 8 candidates are
+  all combinations (answer or wrong value) of them, so every value appears in exactly half the
+  candidates and the answer cannot be told from the candidates alone. ``style="raven"`` gives
+  the original RAVEN sets (each distractor changes one attribute of the answer), whose answer
+  is the candidates' mode: a leak, kept as the control of the no-shortcut check.
+- Odd-one-out: a complete matrix in which one panel, at a random position, has one attribute
+  changed so that its row breaks a rule; the odd panel is the answer (chance 1/9).
+- Analogy ``A : B :: C : ?``: the 2 x 2 block ``(1,1) (1,2) / (2,1) (2,2)`` of a matrix whose
+  rules are constant or progression (the rules a single pair ``A : B`` determines), with 8
+  I-RAVEN candidates for ``?``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from icml25.ucgs_avr.rules import (
+    ALLOWED,
+    DOMAIN,
+    POPCOUNT,
+    TYPES,
+    attribute_values,
+    rotate,
+    row_values,
+    sample_rule,
+    satisfies,
+)
+
+MATRIX, ODD_ONE_OUT, ANALOGY = "matrix", "odd_one_out", "analogy"
+FORMATS = (MATRIX, ODD_ONE_OUT, ANALOGY)
+CANDIDATE_STYLES = ("iraven", "raven")
+ANALOGY_PANELS = (4, 5, 7, 8)  # A, B, C, D in the 3 x 3 grid (row-major)
+N_CANDIDATES = 8
+_MASKS_BY_COUNT = {k: np.array([m for m in range(1, 16) if POPCOUNT[m] == k]) for k in range(1, 5)}
+_PERTURBED = ("type", "size", "colour", "layout")
+
+
+@dataclass
+class PuzzleSet:
+    """Puzzles of one format, as arrays; ``describe(i)`` gives puzzle ``i`` as JSON-able data.
+
+    ``panels``: ``(n, 9, 4)`` the complete matrix (matrix format), the matrix with its odd
+    panel (odd-one-out), or the matrix whose block :data:`ANALOGY_PANELS` is the analogy;
+    ``candidates``: ``(n, 8, 4)`` (empty for odd-one-out); ``answer``: ``(n,)`` index of the
+    right candidate, or of the odd panel; ``rules``: per puzzle, one rule dict per attribute.
+    """
+
+    format: str
+    panels: np.ndarray
+    candidates: np.ndarray
+    answer: np.ndarray
+    rules: list[list[dict]]
+
+    def __len__(self) -> int:
+        return len(self.answer)
+
+    def describe(self, i: int) -> dict:
+        """Puzzle ``i`` as JSON-able data: format, rules, the panels shown, candidates, answer."""
+        if not 0 <= i < len(self):
+            raise ValueError(f"i must be in [0, {len(self)}), got {i}")
+        shown = self.panels[i]
+        if self.format == MATRIX:
+            shown = shown[:8]
+        elif self.format == ANALOGY:
+            shown = shown[list(ANALOGY_PANELS[:3])]
+        return {
+            "format": self.format,
+            "rules": self.rules[i],
+            "panels": [panel_to_json(p) for p in shown],
+            "candidates": [panel_to_json(p) for p in self.candidates[i]],
+            "answer": int(self.answer[i]),
+        }
+
+
+def panel_to_json(panel: np.ndarray) -> dict:
+    """``(type, size, colour, slots)`` -> ``{"type": name, "size", "colour", "cells": [...]}``."""
+    t, s, c, m = (int(x) for x in panel)
+    return {"type": TYPES[t], "size": s, "colour": c, "cells": [k for k in range(4) if m >> k & 1]}
+
+
+def panel_from_json(data: dict) -> np.ndarray:
+    """The inverse of :func:`panel_to_json`: ``(4,)`` ints."""
+    if data["type"] not in TYPES:
+        raise ValueError(f"panel type must be one of {TYPES}, got {data['type']!r}")
+    mask = sum(1 << k for k in data["cells"])
+    return np.array([TYPES.index(data["type"]), data["size"], data["colour"], mask])
+
+
+def sample_rules(
+    rng: np.random.Generator,
+    exclude: tuple[tuple[str, str], ...] = (),
+    force: tuple[str, str] | None = None,
+    allowed: dict[str, tuple[str, ...]] | None = None,
+) -> list[dict]:
+    """One rule per attribute: type, size, colour, then number or position (half each).
+
+    ``exclude``: (attribute, rule) pairs never drawn; ``force``: a pair always used.
+    """
+    allowed = allowed or ALLOWED
+    layout = "number" if rng.random() < 0.5 else "position"
+    if force is not None and force[0] in ("number", "position"):
+        layout = force[0]
+    specs = []
+    for attribute in ("type", "size", "colour", layout):
+        if force is not None and force[0] == attribute:
+            rule = force[1]
+        else:
+            choices = [r for r in allowed[attribute] if (attribute, r) not in exclude]
+            rule = str(rng.choice(choices))
+        specs.append(sample_rule(attribute, rule, rng))
+    return specs
+
+
+def matrix_from_rules(rules: list[dict], rng: np.random.Generator) -> np.ndarray:
+    """A complete 3 x 3 matrix obeying ``rules``: ``(9, 4)`` panels."""
+    panels = np.empty((3, 3, 4), dtype=np.int64)
+    for spec in rules:
+        grid = row_values(spec, rng)  # (3, 3)
+        if spec["attribute"] == "number":  # random cells for each count
+            grid = np.vectorize(lambda k: rng.choice(_MASKS_BY_COUNT[int(k)]))(grid)
+        panels[..., {"type": 0, "size": 1, "colour": 2}.get(spec["attribute"], 3)] = grid
+    return panels.reshape(9, 4)
+
+
+def matrix_satisfies(rules: list[dict], panels: np.ndarray) -> np.ndarray:
+    """Whether matrices ``(..., 9, 4)`` obey every rule: ``(...)`` bool."""
+    panels = np.asarray(panels)
+    ok = np.ones(panels.shape[:-2], dtype=bool)
+    for spec in rules:
+        values = attribute_values(panels, spec["attribute"])  # (..., 9)
+        ok &= satisfies(spec, values.reshape(*values.shape[:-1], 3, 3))
+    return ok
+
+
+def analogy_satisfies(rules: list[dict], quad: np.ndarray) -> np.ndarray:
+    """Whether ``A, B, C, D`` panels ``(..., 4, 4)`` obey constant/progression rules as the
+    pairs ``A : B`` and ``C : D``: ``(...)`` bool."""
+    quad = np.asarray(quad)
+    ok = np.ones(quad.shape[:-2], dtype=bool)
+    for spec in rules:
+        v = attribute_values(quad, spec["attribute"])  # (..., 4)
+        if spec["rule"] == "constant":
+            ok &= (v[..., 0] == v[..., 1]) & (v[..., 2] == v[..., 3])
+        elif spec["rule"] == "progression" and spec["attribute"] == "position":
+            ok &= (rotate(v[..., 0], spec["step"]) == v[..., 1]) & (
+                rotate(v[..., 2], spec["step"]) == v[..., 3]
+            )
+        elif spec["rule"] == "progression":
+            ok &= (v[..., 1] - v[..., 0] == spec["step"]) & (v[..., 3] - v[..., 2] == spec["step"])
+        else:
+            raise ValueError(f"analogy rules are constant or progression, got {spec['rule']!r}")
+    return ok
+
+
+def _layout_rule(rules: list[dict]) -> str:
+    return next(s["attribute"] for s in rules if s["attribute"] in ("number", "position"))
+
+
+def _wrong_value(panel: np.ndarray, what: str, layout: str, rng: np.random.Generator) -> int:
+    """Another value of one perturbable attribute of ``panel`` (for ``layout``: another count
+    with random cells under a number rule, another set of cells under a position rule)."""
+    if what == "layout":
+        if layout == "number":
+            counts = [k for k in range(1, 5) if k != POPCOUNT[panel[3]]]
+            return int(rng.choice(_MASKS_BY_COUNT[int(rng.choice(counts))]))
+        return int(rng.choice([m for m in range(1, 16) if m != panel[3]]))
+    lo, hi = DOMAIN[what]
+    column = {"type": 0, "size": 1, "colour": 2}[what]
+    return int(rng.choice([v for v in range(lo, hi + 1) if v != panel[column]]))
+
+
+def _set(panel: np.ndarray, what: str, value: int) -> np.ndarray:
+    out = panel.copy()
+    out[{"type": 0, "size": 1, "colour": 2, "layout": 3}[what]] = value
+    return out
+
+
+def candidate_set(
+    answer: np.ndarray, rules: list[dict], rng: np.random.Generator, style: str = "iraven"
+) -> tuple[np.ndarray, int]:
+    """8 candidates ``(8, 4)`` and the answer's index, I-RAVEN's tree or RAVEN's star."""
+    layout = _layout_rule(rules)
+    if style == "iraven":
+        levels = rng.choice(len(_PERTURBED), size=3, replace=False)
+        wrong = [(_PERTURBED[j], _wrong_value(answer, _PERTURBED[j], layout, rng)) for j in levels]
+        cands = []
+        for code in range(N_CANDIDATES):
+            c = answer
+            for bit, (what, value) in enumerate(wrong):
+                if code >> bit & 1:
+                    c = _set(c, what, value)
+            cands.append(c)
+    elif style == "raven":
+        cands, seen = [answer], {tuple(answer)}
+        while len(cands) < N_CANDIDATES:
+            what = _PERTURBED[rng.integers(len(_PERTURBED))]
+            c = _set(answer, what, _wrong_value(answer, what, layout, rng))
+            if tuple(c) not in seen:
+                seen.add(tuple(c))
+                cands.append(c)
+    else:
+        raise ValueError(f"style must be one of {CANDIDATE_STYLES}, got {style!r}")
+    order = rng.permutation(N_CANDIDATES)
+    return np.stack(cands)[order], int(np.flatnonzero(order == 0)[0])
+
+
+def _check_n(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    return int(n)
+
+
+def _as_rng(seed) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int or a numpy Generator, got {seed!r}")
+    return np.random.default_rng(int(seed))
+
+
+def _check_pairs(pairs) -> tuple[tuple[str, str], ...]:
+    pairs = tuple(tuple(p) for p in pairs)
+    for attribute, rule in pairs:
+        if rule not in ALLOWED.get(attribute, ()):
+            raise ValueError(f"({attribute!r}, {rule!r}) is not an allowed attribute-rule pair")
+    return pairs
+
+
+def generate_matrices(
+    n: int,
+    seed=0,
+    *,
+    exclude=(),
+    force: tuple[str, str] | None = None,
+    style: str = "iraven",
+) -> PuzzleSet:
+    """``n`` matrix puzzles with 8 candidates each (:func:`candidate_set` of ``style``)."""
+    n, rng = _check_n(n), _as_rng(seed)
+    exclude = _check_pairs(exclude)
+    if force is not None:
+        force = _check_pairs([force])[0]
+    if style not in CANDIDATE_STYLES:
+        raise ValueError(f"style must be one of {CANDIDATE_STYLES}, got {style!r}")
+    panels, cands, answers, rules = [], [], [], []
+    for _ in range(n):
+        spec = sample_rules(rng, exclude, force)
+        m = matrix_from_rules(spec, rng)
+        c, a = candidate_set(m[8], spec, rng, style)
+        panels.append(m), cands.append(c), answers.append(a), rules.append(spec)
+    return PuzzleSet(MATRIX, np.stack(panels), np.stack(cands), np.array(answers), rules)
+
+
+def generate_odd_one_out(n: int, seed=0, *, exclude=()) -> PuzzleSet:
+    """``n`` odd-one-out puzzles: a matrix with one panel made to break its row's rule."""
+    n, rng = _check_n(n), _as_rng(seed)
+    exclude = _check_pairs(exclude)
+    panels, answers, rules = [], [], []
+    for _ in range(n):
+        spec = sample_rules(rng, exclude)
+        m = matrix_from_rules(spec, rng)
+        layout, odd = _layout_rule(spec), int(rng.integers(9))
+        while True:
+            what = _PERTURBED[rng.integers(len(_PERTURBED))]
+            broken = m.copy()
+            broken[odd] = _set(m[odd], what, _wrong_value(m[odd], what, layout, rng))
+            if not matrix_satisfies(spec, broken):
+                break
+        panels.append(broken), answers.append(odd), rules.append(spec)
+    empty = np.zeros((n, 0, 4), dtype=np.int64)
+    return PuzzleSet(ODD_ONE_OUT, np.stack(panels), empty, np.array(answers), rules)
+
+
+ANALOGY_RULES = {
+    "type": ("constant", "progression"),
+    "size": ("constant", "progression"),
+    "colour": ("constant", "progression"),
+    "number": ("constant", "progression"),
+    "position": ("constant", "progression"),
+}
+
+
+def generate_analogies(n: int, seed=0, *, exclude=()) -> PuzzleSet:
+    """``n`` analogies ``A : B :: C : ?`` with 8 I-RAVEN candidates for ``?``.
+
+    Position progressions whose ``A`` is rotation-symmetric by two cells (masks 5 and 10) are
+    redrawn: for them ``A : B`` does not tell the direction of the rotation.
+    """
+    n, rng = _check_n(n), _as_rng(seed)
+    exclude = _check_pairs(exclude)
+    panels, cands, answers, rules = [], [], [], []
+    while len(panels) < n:
+        spec = sample_rules(rng, exclude, allowed=ANALOGY_RULES)
+        m = matrix_from_rules(spec, rng)
+        a = m[ANALOGY_PANELS[0]]
+        if any(s["attribute"] == "position" and s["rule"] == "progression" for s in spec) and (
+            a[3] in (5, 10)
+        ):
+            continue
+        c, k = candidate_set(m[8], spec, rng, "iraven")
+        panels.append(m), cands.append(c), answers.append(k), rules.append(spec)
+    return PuzzleSet(ANALOGY, np.stack(panels), np.stack(cands), np.array(answers), rules)
