@@ -6,14 +6,14 @@ denoiser and the classifier plus one more denoiser call, so it is expected to be
 roughly (denoiser cost / classifier cost) x (t* + 1) / 20. Both run on the same classifier (the
 reproduction's SmallCNN) and the shared U-Net (weights do not change the time); one thread.
 Peak memory is the rise of the resident set's high-water mark over one call, in a fresh
-process per attack (torch's CPU tensors are not seen by tracemalloc).
+process per attack, the mark reset just before the call (Linux ``/proc/self/clear_refs``;
+torch's CPU tensors are not seen by tracemalloc).
 
     python benchmarks/bench_diffadvmap.py
 """
 
 from __future__ import annotations
 
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -48,6 +48,14 @@ def _call(size: int, method: str):
     return lambda: attack(model, unet, x, y, t_star=t_star, schedule=schedule, kappa=-5.0)
 
 
+def _status_kb(field: str) -> int:
+    """A memory field of /proc/self/status, in kB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
 def _peak_mb(size: int, method: str) -> float:
     """Rise of the peak resident memory over one call, measured in a fresh process."""
     args = [sys.executable, __file__, "--peak", str(size), method]
@@ -59,7 +67,7 @@ def main() -> None:
     rows = []
     for i, (c, side, batch, t_star, _) in enumerate(SIZES):
         t_pgd, _, _ = measure(_call(i, "pgd"), repeat=3)
-        t_dam, _, out = measure(_call(i, "diffadvmap"), repeat=2)
+        t_dam, _, out = measure(_call(i, "diffadvmap"), repeat=1)
         m_pgd, m_dam = _peak_mb(i, "pgd"), _peak_mb(i, "diffadvmap")
         assert out.shape == (batch, c, side, side)
         rows.append(
@@ -93,8 +101,9 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--peak"]:
         torch.set_num_threads(1)
         fn = _call(int(sys.argv[2]), sys.argv[3])
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        Path("/proc/self/clear_refs").write_text("5")  # Linux: reset the peak (VmHWM) to now
+        before = _status_kb("VmRSS")
         fn()
-        print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
+        print((_status_kb("VmHWM") - before) / 1024)
     else:
         main()

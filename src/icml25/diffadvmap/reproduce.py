@@ -158,7 +158,9 @@ def _success(model, x: torch.Tensor, x_adv: torch.Tensor, y: torch.Tensor) -> fl
     return float((model(x_adv[ok]).argmax(1) != y[ok]).float().mean())
 
 
-def _diffadvmap(config: Config, surrogate, x, y, t_star: int, seed: int) -> torch.Tensor:
+def _diffadvmap(
+    config: Config, surrogate, x, y, t_star: int, seed: int, c_adv: float | None = None
+) -> torch.Tensor:
     return attack(
         surrogate,
         _ddpm(config),
@@ -166,7 +168,7 @@ def _diffadvmap(config: Config, surrogate, x, y, t_star: int, seed: int) -> torc
         y,
         t_star=t_star,
         lr=config.lr,
-        c_adv=config.c_adv,
+        c_adv=config.c_adv if c_adv is None else c_adv,
         c_rec=config.c_rec,
         kappa=config.kappa,
         seed=seed % 2**31,
@@ -207,7 +209,9 @@ def _main(config: Config, seed: int) -> dict:
     )
     out: dict = {"ddpm_train_seconds": ddpm.train_seconds, "attack_seconds_per_image": seconds}
     out["accuracy"] = [accuracy(m, x_test, y_test) for m in (cnn, mlp, defence, features)]
-    sets = {"diffadvmap": x_dam, "pixel": x_pix}
+    # the control without the adversarial term: the prior's own reconstruction from t*
+    x_rec = _diffadvmap(config, cnn, x, y, config.t_star, seed, c_adv=0.0)
+    sets = {"diffadvmap": x_dam, "pixel": x_pix, "reconstruction": x_rec}
     for name, x_adv in sets.items():
         out[f"{name}_success"] = [_success(m, x, x_adv, y) for m in (cnn, mlp, defence)]
     violation = max(float(v.abs().max()) - 1 for v in sets.values())
@@ -247,10 +251,14 @@ def _main(config: Config, seed: int) -> dict:
     for name, f in feats.items():
         out[f"{name}_nn_distance"] = nearest_neighbour_distance(f, reference)
         out[f"{name}_fid"] = frechet_distance(f, reference)
-    out["images"] = torch.stack([x[:8], x_pgd[:8], x_pix[:8], x_dam[:8]])[:, :, 0].numpy()
+    out["images"] = torch.stack([x[:8], x_rec[:8], x_pgd[:8], x_pix[:8], x_dam[:8]])[
+        :, :, 0
+    ].numpy()
     out["labels"] = y[:8].numpy()
     with torch.no_grad():
-        out["predicted"] = torch.stack([cnn(v[:8]).argmax(1) for v in (x, x_pgd, x_pix, x_dam)])
+        out["predicted"] = torch.stack(
+            [cnn(v[:8]).argmax(1) for v in (x, x_rec, x_pgd, x_pix, x_dam)]
+        )
     out["predicted"] = out["predicted"].numpy()
     return out
 
@@ -272,12 +280,13 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     for name, succ in (
         ("diffadvmap", main["diffadvmap_success"]),
         ("pixel", main["pixel_success"]),
+        ("reconstruction", main["reconstruction_success"]),
         ("pgd", pgd),
     ):
         m[f"{name}_whitebox_success"] = float(succ[0])
         m[f"{name}_transfer_success"] = float(succ[1])
         m[f"{name}_defended_success"] = float(succ[2])
-    for name in ("diffadvmap", "pixel", "pgd"):
+    for name in ("diffadvmap", "pixel", "reconstruction", "pgd"):
         for key in ("auc", "l2", "linf", "nn_distance", "fid"):
             m[f"{name}_{key}"] = float(main[f"{name}_{key}"])
     m["clean_nn_distance"] = float(main["clean_nn_distance"])
@@ -300,8 +309,9 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             m[f"tstar{t}_{key}"] = float(o[key])
     figures["attack_grid"] = _fig_grid(main)
     captions["attack_grid"] = (
-        "Test digits (rows: clean, PGD at the matched epsilon, the same loss in pixel space, "
-        "DiffAdvMAP), with the surrogate CNN's prediction above each image."
+        "Test digits (rows: clean, the prior's reconstruction from t* without the adversarial "
+        "term, PGD at the matched epsilon, the same loss in pixel space, DiffAdvMAP), with the "
+        "surrogate CNN's prediction above each image."
     )
     figures["success_vs_tstar"] = _fig_tstar(tstar)
     captions["success_vs_tstar"] = "DiffAdvMAP's success rates and L2 change against t*."
@@ -315,8 +325,8 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
 
 def _fig_grid(main: dict) -> Figure:
     images, predicted = main["images"], main["predicted"]  # (4, 8, H, W), (4, 8)
-    rows = ("clean", "PGD", "pixel loss", "DiffAdvMAP")
-    fig = Figure(figsize=(8, 4.6))
+    rows = ("clean", "c_adv = 0", "PGD", "pixel loss", "DiffAdvMAP")
+    fig = Figure(figsize=(8, 5.6))
     axes = fig.subplots(len(rows), images.shape[1])
     for r in range(len(rows)):
         for j in range(images.shape[1]):
