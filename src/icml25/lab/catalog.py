@@ -31,6 +31,7 @@ class Card:
     authors: str
     venue: str
     link: str  # arXiv, OpenReview or PMLR
+    citation_note: str = ""  # where the title, authors or link were not found: what was looked at
 
     @property
     def status(self) -> str:

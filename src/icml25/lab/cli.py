@@ -170,7 +170,17 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
     claims = [c.__dict__ for c in load_claims(slug)] if card.status == catalog.IMPLEMENTED else []
     found = store.evidence(runs_dir, slug, _problem)
     if as_json:
-        fields = ("slug", "title", "paper_title", "authors", "venue", "link", "area", "summary")
+        fields = (
+            "slug",
+            "title",
+            "paper_title",
+            "authors",
+            "venue",
+            "link",
+            "citation_note",
+            "area",
+            "summary",
+        )
         data = {
             **{k: getattr(card, k) for k in fields},
             "status": card.status,
@@ -190,6 +200,8 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
         click.echo(f"paper: {card.paper_title}\n       {card.authors}. {card.venue}.")
     if card.link:
         click.echo(f"       {card.link}")
+    if card.citation_note:
+        click.echo(textwrap.fill(f"citation: {card.citation_note}", 99))
     if card.code:
         click.echo(f"official code: {card.code_url}")
     click.echo(f"area: {card.area}    status: {card.status}\n\n{textwrap.fill(card.summary, 99)}\n")
