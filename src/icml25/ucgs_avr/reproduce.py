@@ -49,38 +49,39 @@ N_EXAMPLES = 2
 class Config:
     seeds: int = 3
     data_seed: int = 0
-    n_train: int = 8000
-    n_test: int = 500
+    n_train: int = 10000
+    n_test: int = 400
     held_out: tuple[str, str] = ("colour", "progression")
     codebook_size: int = 128
     codebook_fit_panels: int = 2000  # matrices whose panels fit the k-means codebook
-    # generative solver
-    steps: int = 2500
+    # generative solver (batch in matrices, each of 9 panel vectors)
+    steps: int = 3500
     batch: int = 64
     lr: float = 3e-3
     n_embd: int = 64
     n_layer: int = 2
-    max_extra_hidden: int = 4
-    # discriminative baseline (batch in puzzles, each of 8 sequences)
-    disc_steps: int = 1500
+    max_extra_hidden: int = 3
+    # discriminative baseline (batch in puzzles, each of 8 sequences of 9 panel vectors: half
+    # the steps of the generative solver is the same number of panel vectors processed)
+    disc_steps: int = 1750
     disc_batch: int = 16
     disc_lr: float = 1e-3
     # answer-only model
-    answer_steps: int = 600
+    answer_steps: int = 400
     answer_batch: int = 64
 
 
 SCALES = {
     "smoke": Config(
         seeds=1,
-        n_train=400,
-        n_test=60,
-        codebook_fit_panels=200,
-        steps=40,
+        n_train=300,
+        n_test=40,
+        codebook_fit_panels=100,
+        steps=30,
         batch=32,
-        disc_steps=15,
+        disc_steps=10,
         disc_batch=8,
-        answer_steps=20,
+        answer_steps=15,
         answer_batch=32,
     ),
     "default": Config(),
