@@ -6,11 +6,29 @@ from icml25.lab.claims import NOT_MEASURED
 from icml25.predator_rl.claims import CLAIMS
 
 
-def test_cells_are_four_agents_by_the_seeds():
+def test_cells_are_one_per_replicate_each_training_the_four_agents():
     config = rp.SCALES["default"]
-    cells = rp.cells(config)
-    assert len(cells) == 4 * config.seeds == 20
-    assert {c["agent"] for c in cells} == set(rp.AGENTS)
+    assert rp.cells(config) == [{"replicate": r} for r in range(config.seeds)]
+    assert config.seeds == 5
+
+
+def _fingerprint(out: dict) -> list:
+    return [
+        (a, out[a]["outcome"].tolist(), out[a]["end_step"].tolist(), repr(out[a]["final"]))
+        for a in rp.AGENTS
+    ]
+
+
+def test_a_cell_is_seeded_by_the_runner_seed_alone():
+    config = rp.SCALES["smoke"]
+    first = rp.run_cell(config, {"replicate": 0}, seed=11)
+    assert set(first) == set(rp.AGENTS)
+    # same seed, other cell index: the same run (the seed alone decides)
+    assert _fingerprint(rp.run_cell(config, {"replicate": 3}, seed=11)) == _fingerprint(first)
+    # another seed: an independent replicate
+    other = rp.run_cell(config, {"replicate": 0}, seed=12)
+    for a in rp.AGENTS:
+        assert first[a]["outcome"].tolist() != other[a]["outcome"].tolist(), a
 
 
 def test_agents_differ_only_in_their_switches():

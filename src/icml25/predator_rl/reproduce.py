@@ -1,10 +1,13 @@
 """Reproduction: risk-averse mechanisms make RL agents avoid the predator like mice do.
 
-Cells: one training run per (agent, seed). Four agents with the same network, budget and
-exploration: ``plain`` (ensemble-minimum target, uniform replay), ``vp`` (variance-penalised
-target, lambda = 0.2), ``amplified`` (35% of each batch from capture episodes, negative rewards
-x 200) and ``both``. Each trains on ``num_envs`` arenas stepped together, with exploring starts,
-then is evaluated greedily from the start cell on ``eval_episodes`` episodes.
+Cells: one per replicate; a cell trains all four agents from the runner's seed, the same seed for
+the four, so that within a replicate they share the network initialisation and the arenas'
+random streams (common random numbers) while replicates, and runs with another master seed, are
+independent. The four agents have the same network, budget and exploration: ``plain``
+(ensemble-minimum target, uniform replay), ``vp`` (variance-penalised target, lambda = 0.2),
+``amplified`` (35% of each batch from capture episodes, negative rewards x 200) and ``both``.
+Each trains on ``num_envs`` arenas stepped together, with exploring starts, then is
+evaluated greedily from the start cell on ``eval_episodes`` episodes.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ SCALES = {
 
 
 def cells(config: Config) -> list[dict]:
-    return [{"agent": a, "seed": s} for a in AGENTS for s in range(config.seeds)]
+    return [{"replicate": r} for r in range(config.seeds)]
 
 
 def agent_config(config: Config, agent: str) -> AgentConfig:
@@ -73,6 +76,7 @@ def agent_config(config: Config, agent: str) -> AgentConfig:
 
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
+    """Train the four agents of one replicate, each from ``seed`` (common random numbers)."""
     torch.set_num_threads(1)
     layout = make_layout(config.layout, size=config.size)
     arena = ArenaConfig(max_steps=config.max_steps, predator_speed=config.predator_speed)
@@ -82,26 +86,27 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         warmup=config.warmup,
         eval_episodes=config.eval_episodes,
     )
-    begin = time.perf_counter()
-    # the seed of a training run is the cell's seed index, so that the four agents of one seed
-    # share the network initialisation and the arenas' random streams
-    out = train(
-        layout,
-        agent_config(config, cell["agent"]),
-        train_config,
-        seed=1000 + cell["seed"],
-        arena_config=arena,
-        record=config.record,
-    )
-    ep = out["episodes"]
-    return {
-        "end_step": ep["end_step"],
-        "outcome": ep["outcome"],
-        "length": ep["length"],
-        "final": out["final"],
-        "trajectories": out["trajectories"],
-        "seconds": time.perf_counter() - begin,
-    }
+    agents = {}
+    for agent in AGENTS:
+        begin = time.perf_counter()
+        out = train(
+            layout,
+            agent_config(config, agent),
+            train_config,
+            seed=seed,
+            arena_config=arena,
+            record=config.record,
+        )
+        ep = out["episodes"]
+        agents[agent] = {
+            "end_step": ep["end_step"],
+            "outcome": ep["outcome"],
+            "length": ep["length"],
+            "final": out["final"],
+            "trajectories": out["trajectories"],
+            "seconds": time.perf_counter() - begin,
+        }
+    return agents
 
 
 def _curve(out: dict, total: int, bins: int) -> tuple[np.ndarray, np.ndarray]:
@@ -117,8 +122,9 @@ def _curve(out: dict, total: int, bins: int) -> tuple[np.ndarray, np.ndarray]:
 
 def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     by_agent: dict[str, list[dict]] = {a: [] for a in AGENTS}
-    for cell, out in sorted(results, key=lambda co: (co[0]["agent"], co[0]["seed"])):
-        by_agent[cell["agent"]].append(out)
+    for _, out in sorted(results, key=lambda co: co[0]["replicate"]):
+        for agent in AGENTS:
+            by_agent[agent].append(out[agent])
     m: dict[str, float] = {}
     stats = {}
     for agent, outs in by_agent.items():
@@ -179,7 +185,7 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     captions = {
         "training_curves": "Capture and success rates of the training episodes (exploring starts) "
         "against transitions, per agent: mean over seeds, band from min to max.",
-        "trajectories": "Greedy evaluation episodes of seed 0 from the start cell: prey path "
+        "trajectories": "Greedy evaluation episodes of replicate 0 from the start cell: prey path "
         "(solid) and predator path (dashed); pale yellow cells are open ground, grey cover.",
     }
     return Summary(m, figures, captions)
