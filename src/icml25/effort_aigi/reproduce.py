@@ -59,7 +59,7 @@ class Config:
     pretrain_lr: float = 2e-3
     seeds: int = 3
     train_generators: tuple[str, ...] = GENERATORS
-    ft_steps: int = 200
+    ft_steps: int = 600  # the first default run had 200 (see the README)
     ft_batch: int = 64  # half real, half fake
     ft_lr: float = 1e-3
     rank: int = 1
@@ -199,11 +199,18 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
                 "frozen_max_change": moved,
                 "residual_layers": len(effort_layers(det)),
                 "final_loss": float(np.mean(losses[-max(1, len(losses) // 10) :])),
+                "loss_change_last_quarter": _plateau(losses),
                 "losses": losses,
                 "seconds": seconds,
             }
     out["runs"] = runs
     return out
+
+
+def _plateau(losses: np.ndarray) -> float:
+    """Relative change of the mean loss from the third to the last quarter of training."""
+    q = max(1, len(losses) // 4)
+    return float(1 - losses[-q:].mean() / losses[-2 * q : -q].mean())
 
 
 def _mean(outs: list[dict], *path) -> float:
@@ -243,6 +250,12 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         m[f"unseen_auc_mean_{method}"] = float(np.mean([unseen[f"{g}/{method}"] for g in gs]))
         m[f"seen_auc_mean_{method}"] = float(np.mean([seen[f"{g}/{method}"] for g in gs]))
         m[f"erank_mean_{method}"] = float(np.mean([erank[f"{g}/{method}"] for g in gs]))
+        m[f"seen_minus_unseen_auc_{method}"] = (
+            m[f"seen_auc_mean_{method}"] - m[f"unseen_auc_mean_{method}"]
+        )
+        m[f"loss_change_last_quarter_{method}"] = float(
+            np.mean([_mean(outs, "runs", f"{g}/{method}", "loss_change_last_quarter") for g in gs])
+        )
         m[f"trainable_{method}"] = float(outs[0]["runs"][f"{gs[0]}/{method}"]["trainable"])
     m["pretrained_erank"] = _mean(outs, "pretrained_erank")
     m["pretrained_erank_entropy"] = _mean(outs, "pretrained_erank_entropy")

@@ -85,9 +85,9 @@ class SVDResidualLinear(nn.Module):
         return self.weight_main + self.residual_weight()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # the principal product and the rank-r residual apart: (..., in) -> (..., out)
-        out = F.linear(x, self.weight_main, self.bias)
-        return out + ((x @ self.V_residual) * self.S_residual) @ self.U_residual.T
+        # the whole weight first, as the official code does: W_p + U_r S_r V_r^T equals W to a
+        # float32 rounding, so at initialisation the output equals nn.Linear's to ~1e-7
+        return F.linear(x, self.weight(), self.bias)  # (..., in) -> (..., out)
 
     def orthogonality_loss(self) -> torch.Tensor:
         """``||Q_U^T Q_U - I||_F / 2 + ||Q_V^T Q_V - I||_F / 2``, ``Q = [principal, residual]``."""
