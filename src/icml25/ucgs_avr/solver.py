@@ -9,8 +9,9 @@ generative model ``p_theta`` trained to predict hidden panels answers all format
 - analogy ``A : B :: C : ?``: ``argmax_k S(a_k | A, B, C)`` (the other panels hidden).
 
 As in the official code, panels are tokenised (here by :class:`PatchCodebook`, four tokens
-per panel) and the score is the mean over the target's tokens ``j`` of the predicted
-probability of its code, ``S = mean_j p_theta(z_{t,j} | z_C)``. Our ``p_theta`` is a
+per panel). Our read-out factorises over the target's tokens ``j``, so the default score is the
+paper's predictability itself, ``log S = sum_j log p_theta(z_{t,j} | z_C)``; the official
+code's ``S = mean_j p_theta(z_{t,j} | z_C)`` is ``score="mean_probability"``. Our ``p_theta`` is a
 bidirectional transformer over the 9 panels of a 3 x 3 matrix
 (:class:`icml25.ucgs_avr.networks.PanelTransformer`, hidden panels replaced by a mask vector)
 with a read-out ``softmax(W_j h_t)`` per cell ``j`` of the target; training hides
