@@ -24,33 +24,10 @@ from torch import nn
 from icml25.lab.reproduction import cell_seed
 from icml25.stop_st import reproduce as rep
 from icml25.stop_st.data import random_geometric_graph, simulate, smooth_field
-from icml25.stop_st.forecaster import STOPForecaster
 from icml25.stop_st.model import GCN, ModelConfig, normalized_adjacency
 from icml25.stop_st.training import TrainConfig, predict_windows, train_model
 
 MASTER_SEED = 0  # the default run's seed (``icml25 run stop_st`` uses seed 0)
-
-
-def _forecaster(config: rep.Config, name: str, seed: int) -> STOPForecaster:
-    model, perturb, robust = rep.MODELS[name]
-    return STOPForecaster(
-        model,
-        input_len=config.input_len,
-        horizon=config.horizon,
-        steps_per_day=config.steps_per_day,
-        epochs=config.epochs,
-        batch_size=config.batch_size,
-        perturb=perturb,
-        robust=robust,
-        val_fraction=config.val_fraction,
-        seed=seed % 2**31,
-        model_dim=config.model_dim,
-        tod_dim=config.tod_dim,
-        num_layer=config.num_layer,
-        cores=config.cores,
-        heads=config.heads,
-        hid_dim=config.hid_dim,
-    )
 
 
 def _single_factor_periods(config: rep.Config, replicate: int) -> dict[str, np.ndarray]:
@@ -93,7 +70,7 @@ def shift_factors(config: rep.Config, replicate: int) -> dict:
     out = {}
     for name, extra in (("stop", 0), ("stop_plain", 0), ("gcn", 0), ("stop_plain", 1)):
         seed = cell_seed(MASTER_SEED, "stop_st", {"model": name, "replicate": replicate})
-        f = _forecaster(config, name, seed + extra)
+        f = rep.make_forecaster(config, name, seed + extra)
         f.fit(periods.base[:t_train, split.train], graph.subgraph(split.train))
 
         def mae(series, nodes, start, f=f):
@@ -144,7 +121,7 @@ def transductive_gcn(config: rep.Config, replicate: int) -> dict:
         return torch.as_tensor(graph.subgraph(nodes), dtype=torch.float32)
 
     n_val = int(len(y) * config.val_fraction)
-    cfg = _forecaster(config, "gcn", 0).model_config
+    cfg = rep.make_forecaster(config, "gcn", 0).model_config
     seed = cell_seed(MASTER_SEED, "stop_st", {"model": "gcn", "replicate": replicate})
     with torch.random.fork_rng():
         torch.manual_seed(seed % 2**31)

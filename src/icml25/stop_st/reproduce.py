@@ -116,10 +116,10 @@ def _data(config: Config, replicate: int):
     return periods, node_split(config.n_nodes, rng)
 
 
-def run_cell(config: Config, cell: dict, seed: int) -> dict:
-    periods, split = _data(config, cell["replicate"])
-    model, perturb, robust = MODELS[cell["model"]]
-    forecaster = STOPForecaster(
+def make_forecaster(config: Config, name: str, seed: int) -> STOPForecaster:
+    """The untrained estimator of model ``name`` (a key of ``MODELS``) at ``config``'s sizes."""
+    model, perturb, robust = MODELS[name]
+    return STOPForecaster(
         model,
         input_len=config.input_len,
         horizon=config.horizon,
@@ -137,6 +137,11 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         heads=config.heads,
         hid_dim=config.hid_dim,
     )
+
+
+def run_cell(config: Config, cell: dict, seed: int) -> dict:
+    periods, split = _data(config, cell["replicate"])
+    forecaster = make_forecaster(config, cell["model"], seed)
     t_train = config.train_days * config.steps_per_day
     graph = periods.graph
     begin = time.perf_counter()
