@@ -22,3 +22,26 @@ def test_smoke_measures_every_claim(tmp_path):
 def test_which_declarations_are_checks():
     # (c) tests our own generator (the issue calls it a check), c_power the detector's power
     assert [c.id for c in CLAIMS if c.kind == "check"] == ["c", "c_power"]
+
+
+def test_the_held_out_pair_is_new_to_training():
+    """No matrix of the held-out (attribute, rule) also obeys a rule of that attribute that stays
+    in training: colour progression over three values failed this (always colour arithmetic)."""
+    import numpy as np
+
+    from icml25.ucgs_avr.generator import generate_matrices
+    from icml25.ucgs_avr.rules import ALLOWED, attribute_values, satisfies
+
+    attribute, rule = repro.SCALES["default"].held_out
+    novel = generate_matrices(300, 3, force=(attribute, rule))
+    values = attribute_values(novel.panels, attribute).reshape(-1, 3, 3)
+    params = {
+        "arithmetic": ({"op": "add"}, {"op": "sub"}),
+        "distribute_three": ({"shift": 1}, {"shift": 2}),
+    }
+    other = np.zeros(len(values), bool)
+    for r in ALLOWED[attribute]:
+        if r != rule:
+            for extra in params.get(r, ({},)):
+                other |= satisfies({"attribute": attribute, "rule": r, **extra}, values)
+    assert not other.any()

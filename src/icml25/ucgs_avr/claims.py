@@ -67,7 +67,7 @@ CLAIMS = (
     ),
     Claim(
         "d",
-        "Held-out rule (colour progression, never in training): the generative solver's "
+        "Held-out rule (type progression, never in training): the generative solver's "
         "accuracy drops less than the discriminative solver's, both trained on the same "
         "matrices; max over seeds of (drop generative - drop discriminative), drop = "
         "in-distribution accuracy - held-out accuracy, below 0.",
