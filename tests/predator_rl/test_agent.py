@@ -99,4 +99,7 @@ def test_bad_inputs_raise():
 def test_metrics_count_outcomes():
     m = episode_metrics([1, -1, 0, 1], [10, 5, 100, 20], [2, 1, 100, 4], [0, 0, 3, 1])
     assert m["capture_rate"] == 0.25 and m["success_rate"] == 0.5
-    assert m["steps_to_goal"] == 15 and m["caution"] == 26.75 and m["caution_success"] == 3
+    assert m["steps_to_goal"] == 15 and m["caution_success"] == 3
+    # episode 3 never left cover (cover_steps == length): counted only by caution_all
+    assert m["caution"] == pytest.approx(7 / 3) and m["caution_all"] == 26.75
+    assert m["crossing_rate"] == 0.75

@@ -42,7 +42,8 @@ CLAIMS = (
         "d",
         "Mouse-like caution: the combined agent spends more steps in cover (or waiting there) "
         "before first setting foot on open ground than the plain agent: difference of the "
-        "mean caution in the final greedy evaluation, mean over seeds.",
+        "mean caution in the final greedy evaluation, over the episodes that do cross open "
+        "ground (an episode frozen in cover is not caution), mean over the seeds that have any.",
         metric="d_caution_difference",
         comparison=">",
         threshold=0.0,

@@ -5,7 +5,10 @@
 - steps to goal: mean length of the successful episodes;
 - caution: mean number of steps an episode spends in cover (or waiting there) before the prey
   first sets foot on open ground (``VecPreyArena``'s ``cover_steps``), the paper's "peeking and
-  waiting near cover before crossing open space"; ``waits``: mean wait/peek actions.
+  waiting near cover before crossing open space", over the episodes that do cross (``cover_steps
+  < length``): an episode that never leaves cover is caution only in name, and counting its whole
+  length would score an agent frozen in cover as the most cautious; ``caution_all`` counts every
+  episode; ``waits``: mean wait/peek actions.
 """
 
 from __future__ import annotations
@@ -17,17 +20,21 @@ from icml25.predator_rl.env import CAPTURED, SUCCESS
 
 def episode_metrics(outcome, length, cover_steps, waits) -> dict[str, float]:
     """Each argument (n,) per episode; -> the metrics above (steps to goal is NaN without a
-    success; ``caution_success`` is the caution of the successful episodes only)."""
+    success, caution without a crossing; ``caution_success`` is the caution of the successful
+    episodes only)."""
     outcome = np.asarray(outcome)
     if outcome.size == 0:
         raise ValueError("outcome must hold at least one episode")
     length, cover_steps, waits = (np.asarray(x, float) for x in (length, cover_steps, waits))
     won = outcome == SUCCESS
+    crossed = cover_steps < length  # the prey set foot on open ground before the episode ended
     return {
         "capture_rate": float(np.mean(outcome == CAPTURED)),
         "success_rate": float(np.mean(won)),
         "steps_to_goal": float(length[won].mean()) if won.any() else float("nan"),
-        "caution": float(cover_steps.mean()),
+        "caution": float(cover_steps[crossed].mean()) if crossed.any() else float("nan"),
+        "caution_all": float(cover_steps.mean()),
+        "crossing_rate": float(crossed.mean()),
         "caution_success": float(cover_steps[won].mean()) if won.any() else float("nan"),
         "waits": float(waits.mean()),
         "episodes": float(outcome.size),

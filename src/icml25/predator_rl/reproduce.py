@@ -154,6 +154,8 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             "success_rate",
             "steps_to_goal",
             "caution",
+            "caution_all",
+            "crossing_rate",
             "caution_success",
             "waits",
         ):
@@ -172,7 +174,13 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     m["c_max_single_capture_ratio"] = max(
         m["vp_capture_ratio_to_plain"], m["amplified_capture_ratio_to_plain"]
     )
-    m["d_caution_difference"] = stats["both"]["caution"] - plain["caution"]
+    # caution over the episodes that cross open ground, averaged over the replicates that have
+    # any (an agent frozen in cover has none); how many replicates count is reported beside it
+    m["d_caution_difference"] = m["both_final_caution"] - m["plain_final_caution"]
+    for a in AGENTS:
+        m[f"{a}_final_caution_replicates"] = float(
+            sum(np.isfinite(o[a]["final"]["caution"]) for _, o in results)
+        )
     m["final_capture_reduction"] = (
         1.0 - stats["both"]["capture_rate"] / plain["capture_rate"]
         if plain["capture_rate"] > 0
