@@ -31,12 +31,15 @@ CLAIMS = (
     ),
     Claim(
         "b_control",
-        "Control for (b): on data with no co-integration (each series its own random walk, "
-        "otherwise the same generator), TimeBridge and its ablation without Cointegrated "
-        "Attention are within 3%: |1 - MSE(TimeBridge) / MSE(no CA)|.",
+        "Control for (b), a check of the experiment rather than a claim of the paper (it also "
+        "holds when Cointegrated Attention does nothing at all): on data with no co-integration "
+        "(each series its own random walk, otherwise the same generator), TimeBridge and its "
+        "ablation without Cointegrated Attention are within 3%: "
+        "|1 - MSE(TimeBridge) / MSE(no CA)|.",
         "b_control_abs_rel_diff_no_ca",
         "<=",
         0.03,
+        kind="check",
         paper_value="Cointegrated Attention models co-integration across variates",
         source="Abstract; Sec. 3 (Cointegrated Attention)",
     ),
