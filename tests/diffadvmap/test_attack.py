@@ -7,8 +7,8 @@ import pytest
 import torch
 from torch import nn
 
-from icml25.common.diffusion import NoiseSchedule, UNet
-from icml25.diffadvmap import SmallCNN, attack, margin, reverse_steps
+from icml25.common.diffusion import NoiseSchedule, UNet, ddim_timesteps
+from icml25.diffadvmap import SmallCNN, attack, margin
 
 SCHEDULE = NoiseSchedule(50)
 
@@ -54,7 +54,7 @@ def test_attack_stays_within_its_steps_and_returns_images_in_range():
     out = attack(model, denoiser, x, y, t_star=12, steps=5, inner_steps=2, schedule=SCHEDULE)
     assert out.shape == x.shape and torch.isfinite(out).all()
     assert out.min() >= -1 and out.max() <= 1
-    ts = reverse_steps(12, 5)
+    ts = ddim_timesteps(12 + 1, 5)
     assert ts[0] == 12 and ts[-1] == 0 and len(ts) == 5
     # per reverse step: inner_steps gradient evaluations, then one call for the DDIM update
     assert denoiser.calls == [t for t in ts for _ in range(3)]

@@ -5,7 +5,7 @@ posterior, with the PGD-Linf and pixel-space anchors, small classifiers and natu
 >>> x_adv = attack(classifier, denoiser, x, y, t_star=20, lr=0.01, c_adv=1.0, c_rec=1.0)
 """
 
-from icml25.diffadvmap.attack import attack, margin, reverse_steps
+from icml25.diffadvmap.attack import attack, margin
 from icml25.diffadvmap.baselines import pgd_linf, pixel_attack
 from icml25.diffadvmap.data import digits
 from icml25.diffadvmap.models import MLP, SmallCNN, accuracy, train_classifier
@@ -28,7 +28,6 @@ __all__ = [
     "nearest_neighbour_distance",
     "pgd_linf",
     "pixel_attack",
-    "reverse_steps",
     "train_classifier",
     "train_discriminator",
 ]

@@ -31,13 +31,12 @@ from __future__ import annotations
 import math
 import numbers
 
-import numpy as np
 import torch
 
-from icml25.common.diffusion import NoiseSchedule
+from icml25.common.diffusion import NoiseSchedule, ddim_timesteps
 from icml25.common.validate import check_int, check_real
 
-__all__ = ["attack", "margin", "reverse_steps"]
+__all__ = ["attack", "margin"]
 
 
 def margin(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -45,12 +44,6 @@ def margin(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     true = logits.gather(1, y[:, None])[:, 0]  # (B,)
     other = logits.masked_fill(torch.nn.functional.one_hot(y, logits.shape[1]).bool(), -math.inf)
     return true - other.max(1).values
-
-
-def reverse_steps(t_star: int, steps: int) -> list[int]:
-    """The DDIM steps of the attack, latest first: ``steps`` evenly spaced steps from ``t_star``
-    down to 0 (each visited once)."""
-    return sorted({int(round(s)) for s in np.linspace(0, t_star, steps)}, reverse=True)
 
 
 def _unpack(denoiser, schedule):
@@ -147,7 +140,7 @@ def attack(
     noise = torch.randn(x0.shape, generator=gen).to(x0)
     ab = schedule.abar(t_star)
     x_t = math.sqrt(ab) * x0 + math.sqrt(1 - ab) * noise  # (B, C, H, W)
-    ts = reverse_steps(t_star, steps)
+    ts = ddim_timesteps(t_star + 1, steps)  # latest first: t_star ... 0
 
     def tweedie(x_t, t):
         eps = net(x_t, torch.full((len(x_t),), t, dtype=torch.long, device=x_t.device))
@@ -172,7 +165,10 @@ def attack(
                 grad = torch.nan_to_num(grad)
                 x_t = torch.clamp(x_var.detach() - step * grad, origin - radius, origin + radius)
         with torch.no_grad():
-            eps, x0_hat = tweedie(x_t, t)
-            ab_s = schedule.abar(s)
-            x_t = math.sqrt(ab_s) * x0_hat + math.sqrt(1 - ab_s) * eps  # DDIM, eta = 0
+            _, x0_hat = tweedie(x_t, t)
+            # the noise that goes with the clipped (and masked) x0_hat, as guided diffusion's DDIM
+            # does, so that the update moves x_t towards the estimate it was judged on
+            ab_t = schedule.abar(t)
+            eps = (x_t - math.sqrt(ab_t) * x0_hat) / math.sqrt(1 - ab_t)
+            x_t = schedule.ddim_step(x_t, t, s, eps)  # eta = 0
     return (keep * x0 + (1 - keep) * x_t.clamp(-1, 1)).detach()
