@@ -96,6 +96,11 @@ def test_frechet_distance_of_shifted_gaussians():
     assert frechet_distance(a, a) == pytest.approx(0.0, abs=1e-6)
     # same covariance, mean shifted by (3, 4): distance 25
     assert frechet_distance(a, a + [3.0, 4.0]) == pytest.approx(25.0, rel=1e-6)
+    # b = 2a: covariances S and 4S, so tr(S + 4S - 2 (4 S^2)^(1/2)) = tr(S), plus |mean(a)|^2;
+    # about d = 2, nearly all of it from the covariance term a mean-only distance would miss
+    want = (a.mean(0) ** 2).sum() + np.trace(np.cov(a, rowvar=False))
+    assert want == pytest.approx(2.0, rel=0.02)
+    assert frechet_distance(a, 2.0 * a) == pytest.approx(want, rel=1e-6)
 
 
 def test_discriminator_separates_noise_from_clean():
