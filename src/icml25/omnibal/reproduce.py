@@ -218,37 +218,49 @@ def _features(images, text, per_image, packed) -> np.ndarray:
 
 def _ranks(config: Config, seed: int) -> dict:
     mc = config.d_model
-    v, t = synthetic_lengths(
-        config.d_samples,
-        np.random.default_rng(seed),
-        tokens_per_image=mc.tokens_per_image,
-        text_scale=config.d_text_scale,
-        text_cap=4 * 64,
-    )
-    text = t - v * mc.tokens_per_image
     R = config.d_world
-    best, _ = search_arguments(
-        v, t, micro_batch=4, n_ranks=R, iterations=20, base_tokens=int(5 * t.mean()), seed=seed
-    )
-    ours = isf(v, t, best.vit_max, best.llm_max, vit_thresh=best.vit_thresh,
-               llm_thresh=best.llm_thresh, iterations=20, n_ranks=R, seed=seed + 1)  # fmt: skip
-    rand = random_batches(len(v), 4, R, seed=seed + 2)
-    layouts = []
-    for name, b in (("random", rand), ("isf", ours)):
-        full = b.steps[(b.steps >= 0).all(axis=1)]  # (S, R): the last partial step is dropped
-        layouts.append(Layout(name, [[b.group(g) for g in row] for row in full], b.packed))
+
+    def draw(data_seed: int, best=None):
+        """Samples, their text tokens, the searched ISF arguments and the two batch layouts."""
+        v, t = synthetic_lengths(
+            config.d_samples,
+            np.random.default_rng(data_seed),
+            tokens_per_image=mc.tokens_per_image,
+            text_scale=config.d_text_scale,
+            text_cap=4 * 64,
+        )
+        if best is None:
+            base = int(5 * t.mean())
+            best, _ = search_arguments(
+                v, t, micro_batch=4, n_ranks=R, iterations=20, base_tokens=base, seed=data_seed
+            )
+        ours = isf(
+            v, t, best.vit_max, best.llm_max, vit_thresh=best.vit_thresh,
+            llm_thresh=best.llm_thresh, iterations=20, n_ranks=R, seed=data_seed + 1,
+        )  # fmt: skip
+        rand = random_batches(len(v), 4, R, seed=data_seed + 2)
+        layouts = []
+        for name, b in (("random", rand), ("isf", ours)):
+            full = b.steps[(b.steps >= 0).all(axis=1)]  # (S, R): the last partial step is dropped
+            layouts.append(Layout(name, [[b.group(g) for g in row] for row in full], b.packed))
+        return v, t - v * mc.tokens_per_image, best, layouts
+
+    # the ISF arguments are searched and the cost model fitted on a draw of their own, so that
+    # neither sees the batches whose time the model then predicts
+    cv, ctext, best, calib_layouts = draw(seed + 3)
+    v, text, _, layouts = draw(seed, best)
     # cost model: per-batch compute fitted on single-process timings (or FLOPs)
     model = TinyVLM(mc)
     feats, cost = [], []
     calib = [
         (lay, step[r])
-        for lay in layouts
+        for lay in calib_layouts
         for step in lay.steps[: config.d_calibration // (2 * R)]
         for r in range(R)
     ]
     for lay, idx in calib:
-        batch = make_batch(mc, v[idx], text[idx], packed=lay.packed, seed=int(idx[0]))
-        feats.append(_features(v[idx], text[idx], mc.tokens_per_image, lay.packed))
+        batch = make_batch(mc, cv[idx], ctext[idx], packed=lay.packed, seed=int(idx[0]))
+        feats.append(_features(cv[idx], ctext[idx], mc.tokens_per_image, lay.packed))
         cost.append(_measure(model, batch, config.clock))
     # non-negative least squares: a per-image, per-token or per-area cost cannot be negative,
     # and an unconstrained fit to timings taken under contention extrapolates wildly
