@@ -111,6 +111,17 @@ def test_bad_inputs_raise_value_errors_naming_them(fitted, data):
         STOPForecaster("stop", input_len=0)
     with pytest.raises(ValueError, match="fit"):
         STOPForecaster("stop").predict(3)
+    with pytest.raises(ValueError, match="horizon"):
+        fitted.predict(True)
+    for kwargs, name in (
+        ({"epochs": 0}, "epochs"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"steps_per_day": 0}, "steps_per_day"),
+        ({"model_dim": 0}, "model_dim"),
+        ({"dropout": 1.0}, "dropout"),
+    ):
+        with pytest.raises(ValueError, match=name):
+            STOPForecaster("stop", **kwargs)
 
 
 def test_random_geometric_graph_links_exactly_the_close_pairs():

@@ -141,7 +141,11 @@ class STOPForecaster:
         offset of ``history[0]`` (default 0 for a given history). -> (horizon, N')."""
         self._check_fitted()
         cfg = self.model_config
-        if not isinstance(horizon, int | np.integer) or not 1 <= horizon <= cfg.horizon:
+        if (
+            isinstance(horizon, bool)
+            or not isinstance(horizon, int | np.integer)
+            or not 1 <= horizon <= cfg.horizon
+        ):
             raise ValueError(f"horizon must be an integer in [1, {cfg.horizon}], got {horizon}")
         if history is None:
             hist, t0 = self.history_end_, self.history_start_

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from icml25.common.validate import check_int, check_real
+
 
 @dataclass(frozen=True)
 class ModelConfig:
@@ -49,6 +51,14 @@ class ModelConfig:
     hid_dim: int = 64
     dropout: float = 0.15
     cau_dropout: float = 0.3
+
+    def __post_init__(self) -> None:
+        for name in ("input_len", "horizon", "steps_per_day", "model_dim", "tod_dim"):
+            check_int(name, getattr(self, name), minimum=1)
+        for name in ("num_layer", "kernel_size", "cores", "heads", "hid_dim"):
+            check_int(name, getattr(self, name), minimum=1)
+        for name in ("dropout", "cau_dropout"):
+            check_real(name, getattr(self, name), low=0.0, high=1.0, high_open=True)
 
     @property
     def hidden(self) -> int:

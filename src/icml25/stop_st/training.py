@@ -28,6 +28,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from icml25.common.validate import check_int, check_real
+
 
 @dataclass(frozen=True)
 class TrainConfig:
@@ -46,6 +48,14 @@ class TrainConfig:
     beta: float = 1.0
     adversary_lr: float = 0.05
     adversary_penalty: float = 10.0
+
+    def __post_init__(self) -> None:
+        for name in ("epochs", "batch_size", "envs"):
+            check_int(name, getattr(self, name), minimum=1)
+        check_real("lr", self.lr, low=0.0, high=1.0, low_open=True)
+        check_real("drop_rate", self.drop_rate, low=0.0, high=1.0, high_open=True)
+        for name in ("weight_decay", "clip", "beta", "adversary_lr", "adversary_penalty"):
+            check_real(name, getattr(self, name), low=0.0, high=float("inf"))
 
 
 def windows(series: torch.Tensor, starts: torch.Tensor, input_len: int, horizon: int):
