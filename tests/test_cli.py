@@ -98,6 +98,10 @@ def test_report_writes_the_site(runs, tmp_path, capsys):
         (["run", SLUG, "--seed", "x"], "--seed"),
         (["run", SLUG, "--jobs", "0"], "jobs"),
         (["run", SLUG, "--backend", "spark"], "--backend"),
+        (["run", SLUG, "--llm-base-url", "http://127.0.0.1:9/v1"], "--llm-model"),
+        (["run", SLUG, "--llm-model", "m", "--llm-base-url", "localhost:8000"], "base_url"),
+        (["run", SLUG, "--llm-price", "1", "2"], "--llm-price"),
+        (["run", SLUG, "--llm-model", "m"], "none of the papers asked for"),
         (["show", "nope"], "nope"),
         (["list", "--runs", "/no/such/folder"], "--runs"),
         (["show", SLUG, "--runs", "/no/such/folder"], "--runs"),
@@ -105,7 +109,9 @@ def test_report_writes_the_site(runs, tmp_path, capsys):
         (["frobnicate"], "frobnicate"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_code_2(argv, word, capsys):
+def test_bad_input_is_one_line_and_exit_code_2(argv, word, capsys, monkeypatch):
+    for name in ("OPENAI_BASE_URL", "ICML25_LLM_MODEL"):
+        monkeypatch.delenv(name, raising=False)
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == ""

@@ -14,10 +14,12 @@ import signal
 import sys
 import textwrap
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
+from icml25.common.llm import Endpoint, LLMConfigError, endpoint_from_env
 from icml25.lab import catalog, store
 from icml25.lab.claims import headline
 from icml25.lab.reproduction import SCALE_NAMES, load_claims, tolerances
@@ -70,7 +72,13 @@ def _compact(summary: dict | None) -> str:
 
 def _where(summary: dict) -> str:
     origin = "committed" if summary.get("origin") == "committed" else "runs"
-    return f"{summary['scale']} seed {summary['seed']} {origin}"
+    return f"{summary['scale']} seed {summary['seed']} {origin}{_model_note(summary)}"
+
+
+def _model_note(summary: dict) -> str:
+    """`` with model NAME`` for a run made against a language model, else nothing."""
+    llm = summary.get("config", {}).get("llm")
+    return f" with model {llm['model']} at {llm['base_url']}" if llm else ""
 
 
 def _echo_verdicts(summary: dict, err: bool = False) -> None:
@@ -96,7 +104,7 @@ def _echo_verdicts(summary: dict, err: bool = False) -> None:
 def _paper_line(summary: dict) -> str:
     cells, timing = summary["cells"], summary["timing"]
     return (
-        f"{summary['slug']} [{summary['scale']}, seed {summary['seed']}] "
+        f"{summary['slug']} [{summary['scale']}, seed {summary['seed']}{_model_note(summary)}] "
         f"{cells['ok']}/{cells['total']} cells ({cells['cached']} cached, {cells['failed']} "
         f"failed), {timing['wall_seconds']:.1f} s: {headline(summary['counts'])}"
     )
@@ -218,8 +226,9 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
         prov = summary["provenance"]
         commit = (prov["commit"] or "no git")[:10] + (" (dirty)" if prov["dirty"] else "")
         click.echo(
-            f"\n{summary['origin']}: scale {summary['scale']}, seed {summary['seed']}, "
-            f"{prov['finished']}, commit {commit}: {headline(summary['counts'])}"
+            f"\n{summary['origin']}: scale {summary['scale']}, seed {summary['seed']}"
+            f"{_model_note(summary)}, {prov['finished']}, commit {commit}: "
+            f"{headline(summary['counts'])}"
         )
         if summary["scale"] == "smoke":
             click.echo("  (smoke: not evidence)")
@@ -252,9 +261,44 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
     is_flag=True,
     help="Compare every measurement with the committed result; exit 1 on disagreement.",
 )
+@click.option(
+    "--llm-base-url",
+    default=None,
+    metavar="URL",
+    help="OpenAI-compatible server for the papers that use a language model "
+    "(default: $OPENAI_BASE_URL, else OpenAI's API; the key is read from $OPENAI_API_KEY).",
+)
+@click.option(
+    "--llm-model",
+    default=None,
+    metavar="NAME",
+    help="Model name; naming one (here or in $ICML25_LLM_MODEL) runs those papers on it.",
+)
+@click.option(
+    "--llm-price",
+    nargs=2,
+    type=click.FloatRange(min=0),
+    default=None,
+    metavar="IN OUT",
+    help="US dollars per million prompt and completion tokens, to report a cost.",
+)
 @json_option
 def run(
-    slugs, run_all, scale, seed, jobs, backend, address, out, force, strict, compare, as_json
+    slugs,
+    run_all,
+    scale,
+    seed,
+    jobs,
+    backend,
+    address,
+    out,
+    force,
+    strict,
+    compare,
+    llm_base_url,
+    llm_model,
+    llm_price,
+    as_json,
 ) -> None:
     """Run the reproductions of SLUGS (or --all), printing each paper's verdicts as it ends."""
     from icml25.lab import runner  # joblib and tqdm only when running
@@ -269,6 +313,7 @@ def run(
         card = _card(slug)
         if card.status != catalog.IMPLEMENTED:
             raise InputError(f"paper {slug!r} has no reproduction yet (status: {card.status})")
+    endpoint = _endpoint(llm_base_url, llm_model, llm_price)
     committed = _committed(slugs, scale, seed) if compare else {}
     terminal = sys.stdout.isatty() and not as_json
 
@@ -289,6 +334,7 @@ def run(
             force=force,
             on_paper=finished,
             on_message=lambda line: click.echo(f"icml25: {line}", err=True),
+            llm=endpoint,
         )
     except ValueError as err:
         raise InputError(str(err)) from None
@@ -307,6 +353,19 @@ def run(
     unproven = any(c["verdict"] not in GOOD for s in summaries.values() for c in s["claims"])
     if failed or (strict and unproven) or any(disagreements.values()):
         raise click.exceptions.Exit(1)
+
+
+def _endpoint(base_url: str | None, model: str | None, price) -> Endpoint | None:
+    """The model endpoint from the options and the environment, or None (offline)."""
+    try:
+        endpoint = endpoint_from_env(base_url, model)
+    except LLMConfigError as err:
+        raise InputError(str(err)) from None
+    if price is not None:
+        if endpoint is None:
+            raise InputError("--llm-price needs a model: name one with --llm-model")
+        endpoint = replace(endpoint, price_in_per_mtok=price[0], price_out_per_mtok=price[1])
+    return endpoint
 
 
 def _committed(slugs, scale: str, seed: int) -> dict[str, dict]:

@@ -141,6 +141,7 @@ def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str,
         "scale": scale,
         "seed": seed,
         "smoke": scale == SMOKE,
+        "model": _model(summary.get("config")),
         "anchor": f"{origin}-{scale}-seed-{seed}",
         "complete": bool(summary.get("complete", True)),
         "date": finished[:10],
@@ -197,6 +198,14 @@ def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str,
         # read by store.latest, which picks the summary the index shows first
         "finished": finished,
     }
+
+
+def _model(config: Any) -> str:
+    """``NAME at URL`` for a run made against a language model; empty for an offline one."""
+    llm = config.get("llm") if isinstance(config, Mapping) else None
+    if not isinstance(llm, Mapping):
+        return ""
+    return f"{llm.get('model', '?')} at {llm.get('base_url', '?')}"
 
 
 def _claim(c: Any) -> dict[str, Any]:

@@ -29,7 +29,7 @@ import traceback
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -38,6 +38,7 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
+from icml25.common.llm import Endpoint
 from icml25.lab import backends, catalog, store
 from icml25.lab.claims import evaluate, tally
 from icml25.lab.reproduction import (
@@ -83,15 +84,19 @@ def run(
     on_paper: Callable[[dict], None] | None = None,
     on_message: Callable[[str], None] | None = None,
     command: str | None = None,
+    llm: Endpoint | None = None,
 ) -> dict[str, dict]:
     """Run the reproductions of ``slugs`` at ``scale`` and write their summaries under ``out``.
 
     Returns ``{slug: summary}``, the same dicts as the ``summary.json`` files written.
+    ``llm``: the model endpoint for the papers that can use one (their config has a field
+    ``llm``, which it replaces: the endpoint is then part of the config's fingerprint, so cells
+    of an offline run are never reused for a model run); the other papers run as without it.
     ``on_paper(summary)`` is called as soon as each paper's summary is written; ``on_message``
     receives one line for what a user should know (a corrupt cell file recomputed, a wait on
     another run's lock). ``command`` is recorded in the provenance (default: ``sys.argv``).
     """
-    check_arguments(slugs, scale=scale, seed=seed, jobs=jobs, backend=backend)
+    check_arguments(slugs, scale=scale, seed=seed, jobs=jobs, backend=backend, llm=llm)
     out = Path(out)
     tell = on_message or (lambda line: None)
     context = {
@@ -105,7 +110,7 @@ def run(
         for slug in sorted(slugs):  # one order for every run: two runs never deadlock
             folder = store.run_dir(out, slug, scale, seed)
             stack.enter_context(store.locked(folder, lambda f: tell(f"waiting for {f}: in use")))
-        papers, tasks = _prepare(slugs, scale, seed, out, force, tell)
+        papers, tasks = _prepare(slugs, scale, seed, out, force, tell, llm)
         summaries = {}
         for slug, paper in papers.items():
             if paper.pending == 0:
@@ -130,7 +135,13 @@ def run(
 
 
 def _prepare(
-    slugs: list[str], scale: str, seed: int, out: Path, force: bool, tell: Callable[[str], None]
+    slugs: list[str],
+    scale: str,
+    seed: int,
+    out: Path,
+    force: bool,
+    tell: Callable[[str], None],
+    llm: Endpoint | None,
 ) -> tuple[dict[str, _Paper], list[tuple]]:
     """Load each paper, find its cells on disk, and list the ones left to compute."""
     papers: dict[str, _Paper] = {}
@@ -138,6 +149,8 @@ def _prepare(
     for slug in slugs:
         repro = load(slug)
         config = repro.config(scale)
+        if llm is not None and uses_llm(config):
+            config = replace(config, llm=llm)
         code = code_fingerprint(slug)
         key = f"{config_fingerprint(config)}|{code}|{dependency_fingerprint(slug)}"
         cells = list(repro.cells(config))
@@ -164,8 +177,19 @@ def _prepare(
     return papers, tasks
 
 
+def uses_llm(config: Any) -> bool:
+    """Whether a reproduction's config can take a model endpoint (it has a field ``llm``)."""
+    return any(f.name == "llm" for f in fields(config))
+
+
 def check_arguments(
-    slugs: Sequence[str], *, scale: str, seed: int, jobs: int | None, backend: str
+    slugs: Sequence[str],
+    *,
+    scale: str,
+    seed: int,
+    jobs: int | None,
+    backend: str,
+    llm: Endpoint | None = None,
 ) -> None:
     """Raise ValueError, naming the argument, for anything the runner cannot take."""
     if isinstance(slugs, str) or not slugs:
@@ -182,6 +206,15 @@ def check_arguments(
         raise ValueError(f"jobs must be a non-zero integer (-1 for all cores), got {jobs!r}")
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if llm is not None:
+        if not isinstance(llm, Endpoint):
+            raise ValueError(f"llm must be an icml25.common.llm.Endpoint or None, got {llm!r}")
+        if not any(uses_llm(load(slug).config(scale)) for slug in slugs):
+            able = [s for s in catalog.implemented() if uses_llm(load(s).config(scale))]
+            raise ValueError(
+                f"llm: none of the papers asked for ({', '.join(slugs)}) uses a language "
+                f"model; those that can: {', '.join(able) or 'none yet'}"
+            )
 
 
 def _execute(
