@@ -1,0 +1,105 @@
+"""A vision-language model as the planner, through the shared OpenAI-compatible client.
+
+The prompt follows EmbodiedBench's agent pipeline (Sec. 3.2; official ``EBNavigationPlanner``)
+in our own words: the role and the action list with ids, the instruction, the history of
+actions with the environment's feedback, the current first-person image, and the JSON answer
+of four fields: ``visual_state_description``, ``reasoning_and_reflection``, ``language_plan``
+and ``executable_plan`` (a list of ``{"action_id", "action_name"}``). Each planning step is one
+request with the history written into it (the official code's default keeps a window of the
+last five messages instead).
+
+An answer that is not that JSON, or names an action id outside the list, is *invalid*: counted,
+recorded, and replaced by one random action, as the official planner does. Parsing is lenient
+in one documented way: a code fence around the JSON, or text before or after it, is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from icml25.common.llm import LLMClient
+from icml25.embodiedbench.planners import Plan
+
+HISTORY_SHOWN = 10  # most recent steps written into the prompt
+
+SYSTEM = """You control a robot that moves through a room, seen through its front camera.
+Your job is to bring the robot within one metre of the object the user asks for, using only the
+actions listed below, each identified by its id:
+{actions}
+Every move is 0.25 m; turns are 90 degrees. You cannot judge the result of your actions until
+all of the actions in your plan have been carried out, so plan a few steps at a time."""
+
+ANSWER = """Answer with one JSON object and nothing else, with these fields:
+"visual_state_description": what you see in the current image,
+"reasoning_and_reflection": what the history and feedback tell you, and why earlier actions did
+or did not bring you closer,
+"language_plan": the next steps in words, numbered,
+"executable_plan": a list of {"action_id": <int>, "action_name": <str>} to carry out now."""
+
+
+def prompt(instruction: str, actions, history: list[tuple[int, str]]) -> list[dict]:
+    """The chat messages of one planning step (the image is attached by the client)."""
+    listing = "\n".join(f"  {i}: {name}" for i, name in enumerate(actions))
+    lines = [f"The user's instruction: {instruction}"]
+    if history:
+        lines.append("What you have done so far, with the environment's feedback:")
+        start = max(0, len(history) - HISTORY_SHOWN)
+        for k, (action, feedback) in enumerate(history[start:], start=start + 1):
+            lines.append(f"  step {k}: action {action} ({actions[action]}). {feedback}")
+    else:
+        lines.append("This is the first step: nothing has been done yet.")
+    lines.append(ANSWER)
+    return [
+        {"role": "system", "content": SYSTEM.format(actions=listing)},
+        {"role": "user", "content": "\n".join(lines)},
+    ]
+
+
+def parse_plan(text: str, n_actions: int) -> tuple[list[int], dict] | None:
+    """The action ids of a model's answer and the parsed object, or None when unusable."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        answer = json.loads(text[start : end + 1])
+        steps = answer["executable_plan"]
+        ids = [step["action_id"] for step in steps]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not ids or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        return None
+    if not all(0 <= i < n_actions for i in ids):
+        return None
+    return ids, answer
+
+
+class VLMPlanner:
+    """Plans by asking a vision-language model through ``client`` (see the module doc)."""
+
+    label = "vision-language model"
+
+    def __init__(
+        self,
+        client: LLMClient,
+        rng: np.random.Generator,
+        *,
+        temperature: float = 0.0,
+        max_tokens: int = 1024,
+    ) -> None:
+        self.client, self.rng = client, rng
+        self.temperature, self.max_tokens = temperature, max_tokens
+
+    def reset(self, instruction: str, actions) -> None:
+        self.instruction, self.actions = instruction, list(actions)
+
+    def plan(self, image: np.ndarray, history: list[tuple[int, str]]) -> Plan:
+        messages = prompt(self.instruction, self.actions, history)
+        reply = self.client.chat(
+            messages, images=[image], temperature=self.temperature, max_tokens=self.max_tokens
+        )
+        parsed = parse_plan(reply.text, len(self.actions))
+        if parsed is None:
+            return Plan([int(self.rng.integers(len(self.actions)))], False, reply.text)
+        return Plan(parsed[0], True, reply.text, parsed[1])
