@@ -1,0 +1,183 @@
+"""The multiturn-aware reward and the preference pairs built from it (CollabLLM, Wu et al.,
+ICML 2025, Sec. 3.1-3.3, Eq. 3-4; official ``collabllm/reward.py`` and ``datasets/multiturn.py``).
+
+For a candidate reply ``m_j`` in the chat history ``t_{1:j}``, the multiturn-aware reward is
+
+    MR(m_j | t_{1:j}, g) = E_{t_{j+1:K} ~ P(. | t_{1:j} + m_j)} [ R*(t_{1:K} | g) ],
+
+estimated by ``num_samples`` simulated continuations of at most ``max_new_turns`` messages (user,
+assistant, user, assistant, ...) with a user simulator that knows the intent ``g`` and a rollout
+assistant; each whole conversation is scored by the weighted metrics
+
+    R*(t | g) = w_task * task_metric + w_int * interactivity + w_tok * (assistant tokens / 1000),
+
+with the family's weights (``tasks.FAMILIES``). The single-turn reward (the baseline: reward of
+the next reply only) is the same score of the conversation that ends at the candidate, i.e.
+``max_new_turns = 0``: a question has no task credit there, since no artefact has been given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from icml25.collabllm.dialogue import Conversation, ProgrammaticUser, decide, step
+from icml25.collabllm.tasks import Task, task_score
+from icml25.common.validate import check_int, check_real
+
+
+def interactivity(conv: Conversation) -> float:
+    """A rubric standing in for the paper's LLM judge (1: asks all relevant questions, 0: none):
+    (relevant - irrelevant questions) / slots unstated in the opening, clipped to [0, 1]; with
+    nothing unstated, 1 unless the assistant asked something it had been told."""
+    unstated = conv.task.ambiguity
+    if unstated == 0:
+        return 1.0 if conv.irrelevant == 0 else 0.0
+    return float(np.clip((conv.relevant - conv.irrelevant) / unstated, 0.0, 1.0))
+
+
+def conversation_metrics(conv: Conversation) -> dict[str, float]:
+    """Task metric of the last answer (0 if none), interactivity, assistant tokens in thousands."""
+    task = 0.0 if conv.answer is None else task_score(conv.task, conv.answer)
+    return {"task": task, "interactivity": interactivity(conv), "tokens_k": conv.tokens / 1000}
+
+
+def conversation_reward(conv: Conversation, use_interactivity: bool = True) -> float:
+    """R*(t | g): the family's weighted sum of the conversation's metrics (``use_interactivity``
+    False drops the interactivity term, an ablation)."""
+    m, fam = conversation_metrics(conv), conv.task.spec
+    return (
+        fam.weight_task * m["task"]
+        + fam.weight_interactivity * m["interactivity"] * use_interactivity
+        + fam.weight_tokens * m["tokens_k"]
+    )
+
+
+def simulate(
+    conv: Conversation,
+    policy,
+    user: ProgrammaticUser,
+    max_assistant_turns: int,
+    rng: np.random.Generator,
+) -> Conversation:
+    """Continue ``conv`` (in place) with ``policy`` (see ``dialogue.decide``) until the
+    user ends the chat or the assistant has spoken ``max_assistant_turns`` more times."""
+    for _ in range(max_assistant_turns):
+        if conv.done:
+            break
+        action, text, choice = decide(policy, conv, rng)
+        step(conv, action, user, text=text, choice=choice)
+    return conv
+
+
+def multiturn_aware_reward(
+    conv: Conversation,
+    action: int,
+    rollout_policy,
+    user: ProgrammaticUser,
+    *,
+    num_samples: int = 3,
+    max_new_turns: int = 4,
+    use_interactivity: bool = True,
+    rng: np.random.Generator,
+) -> float:
+    """MR of the candidate ``action`` after history ``conv`` (left unchanged): mean of R* over
+    ``num_samples`` continuations of at most ``max_new_turns`` messages after the candidate (the
+    official defaults: 3 samples, 4 messages). ``max_new_turns = 0`` is the single-turn reward."""
+    num_samples = check_int("num_samples", num_samples, minimum=1)
+    max_new_turns = check_int("max_new_turns", max_new_turns, minimum=0)
+    first = step(conv.copy(), action, user)
+    if max_new_turns == 0 or first.done:  # nothing left to simulate: every sample is the same
+        return conversation_reward(first, use_interactivity)
+    turns = max_new_turns // 2  # user, assistant, user, assistant, ...: the assistant's turns
+    rewards = [
+        conversation_reward(
+            simulate(first.copy(), rollout_policy, user, turns, rng), use_interactivity
+        )
+        for _ in range(num_samples)
+    ]
+    return float(np.mean(rewards))
+
+
+def single_turn_reward(
+    conv: Conversation, action: int, user: ProgrammaticUser, use_interactivity: bool = True
+) -> float:
+    """The baseline's reward of the next reply only: R* of the history plus the candidate."""
+    return conversation_reward(step(conv.copy(), action, user), use_interactivity)
+
+
+@dataclass(frozen=True)
+class PreferencePairs:
+    """Chosen/rejected actions per state: ``family``, ``mask`` (known slots), ``chosen``,
+    ``rejected``, ``gap`` (reward of chosen minus rejected), each (P,)."""
+
+    family: np.ndarray
+    mask: np.ndarray
+    chosen: np.ndarray
+    rejected: np.ndarray
+    gap: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.chosen)
+
+
+def build_preference_pairs(
+    tasks: list[Task],
+    reference,
+    rollout_policy,
+    user: ProgrammaticUser,
+    *,
+    window: int,
+    num_candidates: int = 3,
+    num_samples: int = 3,
+    minimum_gap: float = 0.02,
+    max_turns: int = 6,
+    use_interactivity: bool = True,
+    rng: np.random.Generator,
+) -> PreferencePairs:
+    """The paper's offline preference data (Sec. 3.3; official ``build_dataset`` and
+    ``to_dpo_dataset``): at each assistant turn, sample ``num_candidates`` distinct replies from
+    the ``reference`` policy, score each with MR (``window`` messages; 0: single-turn reward),
+    keep (best, worst) as (chosen, rejected) when their gap is at least ``minimum_gap``, and
+    continue the chat with the best reply and the user's answer to it."""
+    num_candidates = check_int("num_candidates", num_candidates, minimum=2)
+    check_real("minimum_gap", minimum_gap, low=0.0, high=np.inf)
+    rows = []
+    for task in tasks:
+        conv = Conversation.open(task)
+        while not conv.done and conv.turns < max_turns:
+            p = reference.probs(conv)
+            k = min(num_candidates, int((p > 0).sum()))
+            # k distinct draws from p (Gumbel top-k: sampling without replacement)
+            keys = np.log(np.maximum(p, 1e-300)) + rng.gumbel(size=p.size)
+            candidates = np.argsort(-keys)[:k]
+            scores = [
+                multiturn_aware_reward(
+                    conv,
+                    int(a),
+                    rollout_policy,
+                    user,
+                    num_samples=num_samples,
+                    max_new_turns=window,
+                    use_interactivity=use_interactivity,
+                    rng=rng,
+                )
+                for a in candidates
+            ]
+            best, worst = int(np.argmax(scores)), int(np.argmin(scores))
+            if scores[best] - scores[worst] >= minimum_gap:
+                rows.append(
+                    (
+                        task.family,
+                        conv.mask,
+                        candidates[best],
+                        candidates[worst],
+                        scores[best] - scores[worst],
+                    )
+                )
+            step(conv, int(candidates[best]), user)
+    cols = np.array(rows, dtype=float).reshape(-1, 5).T
+    return PreferencePairs(
+        cols[0].astype(int), cols[1].astype(int), cols[2].astype(int), cols[3].astype(int), cols[4]
+    )

@@ -1,0 +1,35 @@
+import icml25.collabllm.reproduce as repro
+from icml25.collabllm.claims import CLAIMS
+from icml25.lab import runner
+
+
+def test_cells_cover_every_reward_and_replicate():
+    config = repro.SCALES["default"]
+    parts = repro.cells(config)
+    train = [c for c in parts if c["part"] == "train"]
+    assert len(train) == len(config.rewards) * config.replicates
+    assert {c["reward"] for c in train} == set(repro.REWARDS)
+    assert [c for c in parts if c["part"] == "reference"] == [{"part": "reference"}]
+    assert not [c for c in parts if c["part"] == "llm"]  # offline unless an endpoint is given
+    assert all(s.llm is None for s in repro.SCALES.values())
+
+
+def test_smoke_claims_hold(tmp_path):
+    summary = runner.run(["collabllm"], scale="smoke", out=tmp_path, jobs=1)["collabllm"]
+    assert summary["cells"]["failed"] == 0, summary["failures"]
+    verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
+    assert verdicts == {
+        "a": "reproduced",
+        "b": "reproduced",
+        "c": "reproduced",
+        "oracle": "holds",
+        "window0": "holds",
+    }
+    m = summary["measurements"]
+    # the baseline is passive where no term of its reward credits a question
+    assert m["single_turn_clarify_ambiguous_ranking"] < 0.2
+    assert not any(k.startswith("llm_") for k in m)
+
+
+def test_which_declarations_are_checks():
+    assert [c.id for c in CLAIMS if c.kind == "check"] == ["oracle", "window0"]
