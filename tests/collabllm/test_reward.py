@@ -13,6 +13,7 @@ from icml25.collabllm import (
     build_preference_pairs,
     conversation_reward,
     draw_tasks,
+    exact_multiturn_aware_reward,
     interactivity,
     multiturn_aware_reward,
     simulate,
@@ -99,3 +100,18 @@ def test_bad_arguments_raise_value_errors_naming_them():
         build_preference_pairs([TASK], BASE, BASE, USER, window=4, minimum_gap=-1, rng=rng)
     with pytest.raises(ValueError, match="num_candidates"):
         build_preference_pairs([TASK], BASE, BASE, USER, window=4, num_candidates=1, rng=rng)
+
+
+def test_sampled_mr_converges_to_the_exact_expectation():
+    conv, rng = Conversation.open(TASK), np.random.default_rng(7)
+    for action in (0, 2, ANSWER):
+        exact = exact_multiturn_aware_reward(conv, action, BASE, USER, max_new_turns=4)
+        sampled = [
+            multiturn_aware_reward(conv, action, BASE, USER, num_samples=1, rng=rng)
+            for _ in range(3000)
+        ]
+        se = np.std(sampled) / np.sqrt(len(sampled)) + 1e-12
+        assert abs(np.mean(sampled) - exact) < 4 * se + 1e-12
+    assert exact_multiturn_aware_reward(conv, 0, BASE, USER, max_new_turns=0) == (
+        single_turn_reward(conv, 0, USER)
+    )

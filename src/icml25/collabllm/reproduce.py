@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 from matplotlib.figure import Figure
 
 from icml25.collabllm.agents import LLMPolicy, LLMUser
@@ -116,7 +115,6 @@ def _train(config: Config, reward: str, rng: np.random.Generator):
 
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
-    torch.manual_seed(seed)  # nothing random in DPO itself; set for safety of torch ops
     rng = np.random.default_rng(seed)
     test = _tasks(config, "test", config.n_test)
     user = ProgrammaticUser()

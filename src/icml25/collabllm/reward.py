@@ -100,6 +100,31 @@ def multiturn_aware_reward(
     return float(np.mean(rewards))
 
 
+def exact_multiturn_aware_reward(
+    conv: Conversation,
+    action: int,
+    rollout_policy,
+    user: ProgrammaticUser,
+    *,
+    max_new_turns: int = 4,
+    use_interactivity: bool = True,
+) -> float:
+    """The expectation that ``multiturn_aware_reward`` estimates, by enumerating every
+    continuation of a policy with ``probs`` (feasible only for a few actions and turns; with a
+    language model the continuations cannot be enumerated, hence the paper's sampling)."""
+    max_new_turns = check_int("max_new_turns", max_new_turns, minimum=0)
+
+    def value(c: Conversation, turns: int) -> float:
+        if c.done or turns == 0:
+            return conversation_reward(c, use_interactivity)
+        p = rollout_policy.probs(c)
+        return float(
+            sum(p[a] * value(step(c.copy(), a, user), turns - 1) for a in np.flatnonzero(p))
+        )
+
+    return value(step(conv.copy(), action, user), max_new_turns // 2)
+
+
 def single_turn_reward(
     conv: Conversation, action: int, user: ProgrammaticUser, use_interactivity: bool = True
 ) -> float:
