@@ -62,7 +62,9 @@ def test_noiseless_steering_converges_to_the_stackelberg_optimum():
     game, cost = _problem()
     theta_star, _ = optimal_action(game, cost)
     etas, alphas, lengths = geometric_schedule(0.2, 0.05, 400, 3, factor=1.0)
-    run = steer(game, cost, etas, alphas, lengths, 0.0, np.zeros(2), drift_to_noise=np.inf)
+    run = steer(
+        game, cost, etas, alphas, lengths, 0.0, np.zeros(2), J_hat="exact", drift_to_noise=np.inf
+    )
     np.testing.assert_allclose(run.theta[0], theta_star, atol=1e-6)
     np.testing.assert_allclose(run.z[0], equilibrium(game, theta_star), atol=1e-6)
     assert run.trace_suboptimality[0] > 1e-2 and abs(run.suboptimality[-1]) < 1e-10
@@ -100,6 +102,7 @@ def test_drift_cap_bounds_every_leader_move():
             [1],
             1.0,
             np.zeros(2),
+            J_hat="exact",
             drift_to_noise=0.5,
             replicates=20,
             seed=0,

@@ -3,6 +3,8 @@
 Frankel, Kulkarni, Drusvyatskiy, Oh & Ratliff, *Finite-Time Convergence Rates in Stochastic
 Stackelberg Games with Smooth Algorithmic Agents*, PMLR 267:17575-17656. Official code:
 SewoongLab/stoch-stackelberg (not available to our tools; nothing below is taken from it).
+The decision-maker learns the agents' sensitivity ``J`` from their play by default; any game
+enters through its gradient map (:class:`SmoothGame`), quadratic ones in closed form.
 
 >>> import numpy as np
 >>> from icml25.steer_learners import (LeaderCost, geometric_schedule, optimal_action,
@@ -16,8 +18,11 @@ SewoongLab/stoch-stackelberg (not available to our tools; nothing below is taken
 True
 """
 
+from icml25.steer_learners.estimate import ResponseRegression
 from icml25.steer_learners.game import (
+    Game,
     QuadraticGame,
+    SmoothGame,
     equilibrium,
     random_game,
     ride_share_game,
@@ -30,6 +35,7 @@ from icml25.steer_learners.leader import (
     geometric_schedule,
     leader_objective,
     optimal_action,
+    robbins_monro_schedule,
     steer,
 )
 from icml25.steer_learners.tracking import (
@@ -41,9 +47,12 @@ from icml25.steer_learners.tracking import (
 )
 
 __all__ = [
+    "Game",
     "LeaderCost",
     "Play",
     "QuadraticGame",
+    "ResponseRegression",
+    "SmoothGame",
     "Steering",
     "equilibrium",
     "expected_tracking_error",
@@ -52,6 +61,7 @@ __all__ = [
     "optimal_action",
     "random_game",
     "ride_share_game",
+    "robbins_monro_schedule",
     "sensitivity",
     "steady_state_error",
     "steer",

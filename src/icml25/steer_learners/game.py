@@ -1,10 +1,15 @@
-"""Strongly monotone quadratic games steered by a decision-maker (Frankel et al., ICML 2025).
+"""Strongly monotone games steered by a decision-maker (Frankel et al., ICML 2025).
 
 Frankel, Kulkarni, Drusvyatskiy, Oh & Ratliff, *Finite-Time Convergence Rates in Stochastic
 Stackelberg Games with Smooth Algorithmic Agents*, PMLR 267:17575-17656.
 
-The agents' game is given by its stacked gradient map (the paper's game Jacobian setting,
-specialised to quadratic costs)::
+The agents' game is given by its stacked gradient map ``g(z; theta)`` (block ``i``: player
+``i``'s gradient of its own cost), ``mu``-strongly monotone and ``L``-Lipschitz in ``z``. Any
+smooth game is a :class:`SmoothGame` (callable gradient); its Nash equilibrium ``z*(theta)``
+(``g(z*; theta) = 0``, or the variational inequality on a box) is found by the contraction
+``z <- Pi(z - (mu / L^2) g(z; theta))`` and its sensitivity by the implicit function theorem,
+``J(theta) = dz*/dtheta = -(D_z g)^{-1} D_theta g`` at ``z*(theta)``. The quadratic case
+(:class:`QuadraticGame`, closed forms)::
 
     g(z; theta) = M z + B theta + c,      z = (z_1, ..., z_n) in R^D, theta in R^p,
 
@@ -16,6 +21,7 @@ the decision-maker's action with sensitivity ``J = dz*/dtheta = -M^{-1} B``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,9 +97,143 @@ class QuadraticGame:
 
     def project(self, z: np.ndarray) -> np.ndarray:
         """Euclidean projection on the box action set (identity when unbounded)."""
-        if self.lower is None and self.upper is None:
-            return z
-        return np.clip(z, self.lower, self.upper)
+        return _project(z, self.lower, self.upper)
+
+    def equilibrium(self, theta: np.ndarray) -> np.ndarray:
+        """``z*(theta) = -M^{-1}(B theta + c)``; ``theta (..., p)`` -> ``(..., D)``.
+
+        Unconstrained: the caller keeps ``theta`` where ``z*`` lies inside the action set."""
+        theta = _check_theta(self, theta)
+        rhs = -(theta @ self.B.T + self.c)  # (..., D)
+        return np.linalg.solve(self.M, rhs.reshape(-1, self.dim).T).T.reshape(rhs.shape)
+
+    def sensitivity(self, theta: np.ndarray | None = None) -> np.ndarray:
+        """``J = -M^{-1} B``, constant: ``(D, p)``, or ``(..., D, p)`` for ``theta (..., p)``."""
+        J = -np.linalg.solve(self.M, self.B)
+        if theta is None:
+            return J
+        theta = _check_theta(self, theta)
+        return np.broadcast_to(J, theta.shape[:-1] + J.shape).copy()
+
+
+@dataclass(frozen=True)
+class SmoothGame:
+    """Any smooth strongly monotone game, given by its gradient map ``g(z; theta)``.
+
+    ``gradient_map(z (..., D), theta (..., p)) -> (..., D)`` must broadcast over leading axes;
+    ``mu``, ``lipschitz``: the game's strong-monotonicity modulus and Lipschitz constant in
+    ``z`` (what the paper's schedules are built from; the caller states them); ``blocks`` the
+    players' dimensions (default one block); ``lower``/``upper`` optional box bounds ``(D,)``;
+    ``tol``: the equilibrium solver's tolerance on ``|z_{k+1} - z_k|_inf``; ``fd_step``: the
+    central-difference step of the Jacobians ``D_z g``, ``D_theta g``.
+    """
+
+    gradient_map: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    dim: int
+    action_dim: int
+    mu: float
+    lipschitz: float
+    blocks: tuple[int, ...] = ()
+    lower: np.ndarray | None = None
+    upper: np.ndarray | None = None
+    tol: float = 1e-11
+    fd_step: float = 1e-5
+
+    def __post_init__(self) -> None:
+        if not callable(self.gradient_map):
+            raise TypeError(f"gradient_map must be callable, got {type(self.gradient_map)}")
+        D = check_int("dim", self.dim, minimum=1)
+        check_int("action_dim", self.action_dim, minimum=1)
+        mu = check_real("mu", self.mu, low=0.0, high=np.inf, low_open=True, high_open=True)
+        check_real("lipschitz", self.lipschitz, low=mu, high=np.inf, high_open=True)
+        check_real("tol", self.tol, low=0.0, high=np.inf, low_open=True, high_open=True)
+        check_real("fd_step", self.fd_step, low=0.0, high=np.inf, low_open=True, high_open=True)
+        blocks = tuple(self.blocks) or (D,)
+        if sum(blocks) != D or min(blocks) < 1:
+            raise ValueError(f"blocks must be positive sizes summing to D = {D}, got {blocks}")
+        object.__setattr__(self, "blocks", blocks)
+        for name in ("lower", "upper"):
+            bound = getattr(self, name)
+            if bound is not None:
+                bound = np.asarray(bound, dtype=float)
+                if bound.shape != (D,):
+                    raise ValueError(f"{name} must have shape (D,) = ({D},), got {bound.shape}")
+                object.__setattr__(self, name, bound)
+        probe = self.gradient_map(np.zeros((1, D)), np.zeros((1, self.action_dim)))
+        if np.shape(probe) != (1, D):
+            raise ValueError(
+                f"gradient_map must return shape (..., D) = (1, {D}) for (1, D) and "
+                f"(1, p) inputs, got {np.shape(probe)}"
+            )
+
+    def gradient(self, z: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        """``g(z; theta)``; ``z (..., D)``, ``theta (..., p)`` broadcast -> ``(..., D)``."""
+        return np.asarray(self.gradient_map(z, theta), dtype=float)
+
+    def project(self, z: np.ndarray) -> np.ndarray:
+        """Euclidean projection on the box action set (identity when unbounded)."""
+        return _project(z, self.lower, self.upper)
+
+    def equilibrium(self, theta: np.ndarray, z0: np.ndarray | None = None) -> np.ndarray:
+        """``z*(theta)`` by the contraction ``z <- Pi(z - (mu/L^2) g(z; theta))`` (factor
+        ``sqrt(1 - mu^2/L^2)`` per step), from ``z0`` (default zeros) until the step is below
+        ``tol``; ``theta (..., p)`` -> ``(..., D)``. Raises if it has not converged."""
+        theta = _check_theta(self, theta)
+        z = np.zeros(theta.shape[:-1] + (self.dim,)) if z0 is None else np.array(z0, dtype=float)
+        z = np.broadcast_to(z, theta.shape[:-1] + (self.dim,)).copy()
+        step = self.mu / self.lipschitz**2
+        rate = max(np.sqrt(1.0 - (self.mu / self.lipschitz) ** 2), 1e-300)
+        max_iter = int(np.ceil(60.0 / max(-np.log(rate), 1e-12))) + 10  # e^-60 of any start
+        for _ in range(max_iter):
+            z_next = self.project(z - step * self.gradient(z, theta))
+            moved = np.max(np.abs(z_next - z), initial=0.0)
+            z = z_next
+            if moved <= self.tol * (1.0 + np.max(np.abs(z), initial=0.0)):
+                return z
+        raise ValueError(
+            f"equilibrium did not converge in {max_iter} steps: is the game mu-strongly monotone "
+            f"and L-Lipschitz with mu = {self.mu}, L = {self.lipschitz}?"
+        )
+
+    def jacobians(self, z: np.ndarray, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(D_z g (..., D, D), D_theta g (..., D, p))`` at ``(z (..., D), theta (..., p))``
+        by central differences of step ``fd_step`` (all directions in one call each)."""
+        z, theta = np.asarray(z, dtype=float), np.asarray(theta, dtype=float)
+        lead = np.broadcast_shapes(z.shape[:-1], theta.shape[:-1])
+        z, theta = (
+            np.broadcast_to(z, lead + z.shape[-1:]),
+            np.broadcast_to(theta, lead + theta.shape[-1:]),
+        )
+        h = self.fd_step
+        ez, et = h * np.eye(self.dim), h * np.eye(self.action_dim)
+        zs, ts = z[..., None, :], theta[..., None, :]  # (..., 1, D), (..., 1, p)
+        Gz = self.gradient(zs + ez, ts) - self.gradient(zs - ez, ts)  # (..., D, D): row j = d/dz_j
+        Gt = self.gradient(zs, ts + et) - self.gradient(zs, ts - et)  # (..., p, D)
+        return np.swapaxes(Gz, -1, -2) / (2 * h), np.swapaxes(Gt, -1, -2) / (2 * h)
+
+    def sensitivity(self, theta: np.ndarray | None = None) -> np.ndarray:
+        """``J(theta) = -(D_z g)^{-1} D_theta g`` at ``z*(theta)`` (implicit function
+        theorem; ignores active box constraints); ``theta (..., p)`` -> ``(..., D, p)``,
+        ``None``: at ``theta = 0``."""
+        theta = np.zeros(self.action_dim) if theta is None else _check_theta(self, theta)
+        Gz, Gt = self.jacobians(self.equilibrium(theta), theta)
+        return -np.linalg.solve(Gz, Gt)
+
+
+def _project(z: np.ndarray, lower, upper) -> np.ndarray:
+    if lower is None and upper is None:
+        return z
+    return np.clip(z, lower, upper)
+
+
+def _check_theta(game, theta) -> np.ndarray:
+    theta = np.asarray(theta, dtype=float)
+    if theta.shape[-1:] != (game.action_dim,):
+        raise ValueError(f"theta must have last dimension p = {game.action_dim}, got {theta.shape}")
+    return theta
+
+
+Game = QuadraticGame | SmoothGame
 
 
 def strong_monotonicity(M: np.ndarray) -> float:
@@ -101,20 +241,16 @@ def strong_monotonicity(M: np.ndarray) -> float:
     return float(np.linalg.eigvalsh(0.5 * (M + M.T))[0])
 
 
-def equilibrium(game: QuadraticGame, theta: np.ndarray) -> np.ndarray:
-    """Nash equilibrium ``z*(theta) = -M^{-1}(B theta + c)``; ``theta (..., p)`` -> ``(..., D)``.
-
-    Unconstrained: the caller keeps ``theta`` where ``z*`` lies inside the action set."""
-    theta = np.asarray(theta, dtype=float)
-    if theta.shape[-1:] != (game.action_dim,):
-        raise ValueError(f"theta must have last dimension p = {game.action_dim}, got {theta.shape}")
-    rhs = -(theta @ game.B.T + game.c)  # (..., D)
-    return np.linalg.solve(game.M, rhs.reshape(-1, game.dim).T).T.reshape(rhs.shape)
+def equilibrium(game: Game, theta: np.ndarray) -> np.ndarray:
+    """Nash equilibrium ``z*(theta)`` of any game; ``theta (..., p)`` -> ``(..., D)``
+    (quadratic: ``-M^{-1}(B theta + c)``)."""
+    return game.equilibrium(theta)
 
 
-def sensitivity(game: QuadraticGame) -> np.ndarray:
-    """``J = dz*/dtheta = -M^{-1} B``, shape ``(D, p)``."""
-    return -np.linalg.solve(game.M, game.B)
+def sensitivity(game: Game, theta: np.ndarray | None = None) -> np.ndarray:
+    """``J = dz*/dtheta``: ``(D, p)`` at ``theta`` (``None``: the quadratic game's constant
+    ``-M^{-1} B``, a smooth game's ``J(0)``), ``(..., D, p)`` for ``theta (..., p)``."""
+    return game.sensitivity(theta)
 
 
 def random_game(

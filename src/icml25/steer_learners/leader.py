@@ -23,6 +23,12 @@ the noise term ``eta sigma^2 / mu``. With the geometric schedule ``eta_k = eta_0
 ``alpha_k = alpha_0 2^{-k}``, ``T_k = T_0 2^k``, the error contracts by the same factor each epoch
 while the noise floor halves: geometric decrease of both the tracking error and the
 decision-maker's suboptimality. Constant steps (``eta_k = eta_0``) stall at the floor.
+
+``J_hat``: the paper's decision-maker does not know the agents' objectives; by default it
+learns ``J`` online from their observed play (:class:`~icml25.steer_learners.estimate.
+ResponseRegression`) while probing with a small random perturbation of the action it plays.
+``J_hat="exact"`` is the reference decision-maker that knows ``J``; an array is a fixed
+estimate (zeros: naive).
 """
 
 from __future__ import annotations
@@ -30,9 +36,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import minimize
 
 from icml25.common.validate import check_int, check_real
-from icml25.steer_learners.game import QuadraticGame, equilibrium, sensitivity
+from icml25.steer_learners.estimate import ResponseRegression
+from icml25.steer_learners.game import Game, QuadraticGame, equilibrium, sensitivity
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,7 @@ class LeaderCost:
         object.__setattr__(self, "R", R)
         object.__setattr__(self, "r", r)
 
-    def check(self, game: QuadraticGame) -> None:
+    def check(self, game: Game) -> None:
         if self.Q.shape[1] != game.dim or self.R.shape[1] != game.action_dim:
             raise ValueError(
                 f"cost must have Q (k, D={game.dim}) and R (k, p={game.action_dim}), "
@@ -70,24 +78,39 @@ class LeaderCost:
         return 0.5 * np.sum(res**2, axis=-1) + 0.5 * self.gamma * np.sum(theta**2, axis=-1)
 
     def gradient(self, theta: np.ndarray, z: np.ndarray, J_hat: np.ndarray) -> np.ndarray:
-        """``G = grad_theta l + J_hat^T grad_z l`` at ``(theta, z)``; ``(..., p)``."""
+        """``G = grad_theta l + J_hat^T grad_z l`` at ``(theta, z)``; ``(..., p)``.
+
+        ``J_hat``: ``(D, p)``, or ``(..., D, p)`` one estimate per leading index."""
         res = z @ self.Q.T + theta @ self.R.T - self.r  # (..., k)
-        return res @ (self.R + self.Q @ J_hat) + self.gamma * theta
+        return np.einsum("...k,...kp->...p", res, self.R + self.Q @ J_hat) + self.gamma * theta
 
 
-def leader_objective(game: QuadraticGame, cost: LeaderCost, theta: np.ndarray) -> np.ndarray:
+def leader_objective(game: Game, cost: LeaderCost, theta: np.ndarray) -> np.ndarray:
     """``Phi(theta) = l(theta, z*(theta))``; ``theta (..., p)`` -> ``(...)``."""
     cost.check(game)
     theta = np.asarray(theta, dtype=float)
     return cost.value(theta, equilibrium(game, theta))
 
 
-def optimal_action(game: QuadraticGame, cost: LeaderCost) -> tuple[np.ndarray, float]:
+def optimal_action(
+    game: Game, cost: LeaderCost, theta0: np.ndarray | None = None
+) -> tuple[np.ndarray, float]:
     """The minimiser ``theta*`` of ``Phi`` and ``Phi(theta*)`` (Stackelberg equilibrium).
 
-    ``Phi(theta) = 1/2 |H_1 theta + h|^2 + gamma/2 |theta|^2`` with ``H_1 = Q J + R``,
-    ``h = Q z*(0) - r``: ``theta* = -(H_1^T H_1 + gamma I)^{-1} H_1^T h``."""
+    Quadratic game: ``Phi(theta) = 1/2 |H_1 theta + h|^2 + gamma/2 |theta|^2`` with
+    ``H_1 = Q J + R``, ``h = Q z*(0) - r``: ``theta* = -(H_1^T H_1 + gamma I)^{-1} H_1^T h``.
+    Any other game: BFGS on ``Phi`` with its gradient ``grad_theta l + J(theta)^T grad_z l``
+    from ``theta0`` (default 0); a local minimiser where ``Phi`` is not convex."""
     cost.check(game)
+    if not isinstance(game, QuadraticGame):
+        start = np.zeros(game.action_dim) if theta0 is None else np.asarray(theta0, dtype=float)
+
+        def phi_and_gradient(theta):
+            z = equilibrium(game, theta)
+            return float(cost.value(theta, z)), cost.gradient(theta, z, sensitivity(game, theta))
+
+        res = minimize(phi_and_gradient, start, jac=True, method="BFGS", options={"gtol": 1e-10})
+        return res.x, float(res.fun)
     H1 = cost.Q @ sensitivity(game) + cost.R  # (k, p)
     h = cost.Q @ equilibrium(game, np.zeros(game.action_dim)) - cost.r
     H = H1.T @ H1 + cost.gamma * np.eye(game.action_dim)
@@ -95,6 +118,22 @@ def optimal_action(game: QuadraticGame, cost: LeaderCost) -> tuple[np.ndarray, f
         raise ValueError("Phi is not strongly convex: give gamma > 0 or a full-rank Q J + R")
     theta = -np.linalg.solve(H, H1.T @ h)
     return theta, float(leader_objective(game, cost, theta))
+
+
+def robbins_monro_schedule(
+    eta0: float, alpha0: float, epoch0: int, n_rounds: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The textbook diminishing schedule, per round: ``eta_t = eta0 / (1 + t / epoch0)``,
+    ``alpha_t = alpha0 / (1 + t / epoch0)``, ``t = 0 .. n_rounds - 1`` (the ``1/t`` alternative
+    to Algorithm 2, from the same start ``eta0``, ``alpha0`` and time scale ``epoch0 = T_0``).
+
+    Returns ``(etas (N,), alphas (N,))`` for :func:`steer`'s per-round form."""
+    eta0 = check_real("eta0", eta0, low=0.0, high=np.inf, low_open=True, high_open=True)
+    alpha0 = check_real("alpha0", alpha0, low=0.0, high=np.inf, high_open=True)
+    epoch0 = check_int("epoch0", epoch0, minimum=1)
+    N = check_int("n_rounds", n_rounds, minimum=1)
+    decay = 1.0 / (1.0 + np.arange(N) / epoch0)
+    return eta0 * decay, alpha0 * decay
 
 
 def geometric_schedule(
@@ -121,7 +160,9 @@ class Steering:
     of ``|z - z*(theta)|^2`` and ``Phi(theta) - Phi*``; ``ends (K,)``: the round each epoch ends;
     ``trace_rounds (S,)``, ``trace_tracking (S,)``, ``trace_suboptimality (S,)``: the same means
     every ``record_every`` rounds; ``theta (R, p)``, ``z (R, D)``: the final state;
-    ``clipped (K,)``: fraction of leader moves the drift cap shortened, per epoch."""
+    ``clipped (K,)``: fraction of leader moves the drift cap shortened, per epoch;
+    ``sensitivity_error (K,)``: mean over replicates of ``|J_hat - J(theta)|_F / |J(theta)|_F``
+    at each epoch end (0 for the exact decision-maker)."""
 
     tracking: np.ndarray
     suboptimality: np.ndarray
@@ -132,10 +173,24 @@ class Steering:
     theta: np.ndarray
     z: np.ndarray
     clipped: np.ndarray
+    sensitivity_error: np.ndarray
+
+
+def _per_round(name: str, values, K: int, N: int, lengths: np.ndarray, low_open: bool):
+    """``(K,)`` per-epoch or ``(N,)`` per-round steps -> ``(N,)`` per round."""
+    v = np.atleast_1d(np.asarray(values, dtype=float))
+    ok = v.ndim == 1 and v.size in (K, N) and np.all(np.isfinite(v))
+    ok = ok and (np.all(v > 0) if low_open else np.all(v >= 0))
+    if not ok:
+        sign = "positive" if low_open else "non-negative"
+        raise ValueError(
+            f"{name} must be {K} (per epoch) or {N} (per round) {sign} steps, got {values!r}"
+        )
+    return v if v.size == N and N != K else np.repeat(v, lengths)
 
 
 def steer(
-    game: QuadraticGame,
+    game: Game,
     cost: LeaderCost,
     etas: np.ndarray,
     alphas: np.ndarray,
@@ -143,8 +198,13 @@ def steer(
     sigma: float,
     theta0: np.ndarray,
     z0: np.ndarray | None = None,
-    J_hat: np.ndarray | None = None,
+    J_hat: str | np.ndarray = "estimate",
     drift_to_noise: float = 1.0,
+    sensitivity_bound: float | None = None,
+    probe: float = 0.5,
+    forget: float = 1.0,
+    ridge: float = 1.0,
+    refit_every: int = 10,
     replicates: int = 1,
     record_every: int = 10,
     seed: int | np.random.Generator = 0,
@@ -152,84 +212,131 @@ def steer(
     """Algorithms 1 + 4: the decision-maker steers agents running projected stochastic gradient
     play, epoch by epoch, with its drift capped against the agents' noise.
 
-    Each round: the agents step ``z <- Pi(z - eta_k (g(z; theta) + xi))``; the decision-maker
-    observes ``z`` and moves ``theta <- theta - s``, ``s = alpha_k G`` shortened to
-    ``|s| <= kappa sqrt(mu) eta_k^{3/2} sigma / L_theta`` (``L_theta = ||dz*/dtheta||_2``,
-    ``kappa = drift_to_noise``; ``inf``: no cap, the only way to move when ``sigma = 0``).
+    Each round: the decision-maker plays ``theta + delta u`` (``u ~ N(0, I/p)``, a probe, only
+    when it estimates ``J``); the agents step ``z <- Pi(z - eta_t (g(z; played) + xi))``; the
+    decision-maker observes ``z`` (updating its estimate ``J_hat``) and moves
+    ``theta <- theta - s``, ``s = alpha_t G`` shortened to
+    ``|s| <= kappa sqrt(mu) eta_t^{3/2} sigma / L_theta`` (``kappa = drift_to_noise``; ``inf``:
+    no cap, the only way to move when ``sigma = 0``).
 
     Parameters
     ----------
-    etas, alphas, lengths : ``(K,)`` per-epoch agent step, leader step and number of rounds
-        (:func:`geometric_schedule`).
+    game : :class:`QuadraticGame` or :class:`SmoothGame` (any game through its gradient map).
+    etas, alphas : agent and leader steps, ``(K,)`` one per epoch (:func:`geometric_schedule`)
+        or ``(N,)`` one per round, ``N = sum(lengths)`` (:func:`robbins_monro_schedule`).
+    lengths : ``(K,)`` rounds per epoch; errors are reported at each epoch's end.
     sigma : agents' gradient noise, ``E|xi|^2 = sigma^2``.
     theta0 : ``(p,)`` initial action; ``z0 (D,)`` initial play (default ``z*(theta0)``).
-    J_hat : ``(D, p)`` the decision-maker's sensitivity estimate (default: the true
-        ``dz*/dtheta``, a strategic decision-maker; zeros: a naive one).
+    J_hat : ``"estimate"`` (default: online regression on the agents' observed steps,
+        :class:`ResponseRegression`, refitted every ``refit_every`` rounds, its data discounted
+        by ``forget`` at each epoch end); ``"exact"``: the true ``J(theta)`` (reference);
+        or a fixed ``(D, p)`` array (zeros: the naive decision-maker).
+    sensitivity_bound : ``L_theta >= ||J||``, a constant of the problem like ``mu`` and ``L``
+        (default ``||J(theta0)||_2``); sets the drift cap and the probe.
+    probe : the probe's size relative to the agents' noise: ``delta = probe sigma /
+        (L L_theta)``, so its push on the agents, ``|D_theta g| delta <= probe sigma``, adds at
+        most ``probe^2`` to their noise.
     """
     cost.check(game)
-    etas, alphas = (np.atleast_1d(np.asarray(a, dtype=float)) for a in (etas, alphas))
     lengths = np.atleast_1d(np.asarray(lengths))
-    K = etas.size
-    if etas.ndim != 1 or K == 0 or not np.all(np.isfinite(etas)) or np.any(etas <= 0):
-        raise ValueError(f"etas must be a non-empty 1-d array of positive steps, got {etas!r}")
-    if alphas.shape != (K,) or not np.all(np.isfinite(alphas)) or np.any(alphas < 0):
-        raise ValueError(f"alphas must be {K} non-negative steps, got {alphas!r}")
-    if lengths.shape != (K,) or not np.issubdtype(lengths.dtype, np.integer) or lengths.min() < 1:
-        raise ValueError(f"lengths must be {K} positive integers, got {lengths!r}")
+    if lengths.ndim != 1 or lengths.size == 0 or not np.issubdtype(lengths.dtype, np.integer):
+        raise ValueError(f"lengths must be a non-empty 1-d array of integers, got {lengths!r}")
+    if lengths.min() < 1:
+        raise ValueError(f"lengths must be positive integers, got {lengths!r}")
+    K, N = lengths.size, int(lengths.sum())
+    eta_t = _per_round("etas", etas, K, N, lengths, low_open=True)  # (N,)
+    alpha_t = _per_round("alphas", alphas, K, N, lengths, low_open=False)  # (N,)
     sigma = check_real("sigma", sigma, low=0.0, high=np.inf, high_open=True)
     kappa = (
         np.inf
         if drift_to_noise == np.inf
         else check_real("drift_to_noise", drift_to_noise, low=0.0, high=np.inf, low_open=True)
     )
+    probe = check_real("probe", probe, low=0.0, high=np.inf, high_open=True)
+    forget = check_real("forget", forget, low=0.0, high=1.0)
+    refit = check_int("refit_every", refit_every, minimum=1)
     R = check_int("replicates", replicates, minimum=1)
     every = check_int("record_every", record_every, minimum=1)
     theta0 = np.asarray(theta0, dtype=float)
     if theta0.shape != (game.action_dim,):
         raise ValueError(f"theta0 must have shape (p,) = ({game.action_dim},), got {theta0.shape}")
-    J = sensitivity(game)
-    J_hat = J if J_hat is None else np.asarray(J_hat, dtype=float)
-    if J_hat.shape != J.shape:
-        raise ValueError(f"J_hat must have shape (D, p) = {J.shape}, got {J_hat.shape}")
+    D, p = game.dim, game.action_dim
+    exact_fixed = isinstance(game, QuadraticGame)  # J does not depend on theta
+    mode = "fixed"
+    if isinstance(J_hat, str):
+        if J_hat not in ("estimate", "exact"):
+            raise ValueError(f"J_hat must be 'estimate', 'exact' or a (D, p) array, got {J_hat!r}")
+        mode = J_hat
+    else:
+        J_hat = np.asarray(J_hat, dtype=float)
+        if J_hat.shape != (D, p):
+            raise ValueError(f"J_hat must have shape (D, p) = ({D}, {p}), got {J_hat.shape}")
+    if sensitivity_bound is None:
+        L_theta = float(np.linalg.norm(sensitivity(game, theta0), 2))
+    else:
+        L_theta = check_real(
+            "sensitivity_bound", sensitivity_bound, low=0.0, high=np.inf, low_open=True
+        )
     _, phi_star = optimal_action(game, cost)
     z0 = equilibrium(game, theta0) if z0 is None else np.asarray(z0, dtype=float)
-    if z0.shape != (game.dim,):
-        raise ValueError(f"z0 must have shape (D,) = ({game.dim},), got {z0.shape}")
+    if z0.shape != (D,):
+        raise ValueError(f"z0 must have shape (D,) = ({D},), got {z0.shape}")
 
     rng = np.random.default_rng(seed)
-    theta = np.broadcast_to(theta0, (R, game.action_dim)).copy()  # (R, p)
-    z = np.broadcast_to(z0, (R, game.dim)).copy()  # (R, D)
-    L_theta = float(np.linalg.norm(J, 2))
-    noise = sigma / np.sqrt(game.dim)
+    theta = np.broadcast_to(theta0, (R, p)).copy()  # (R, p)
+    z = np.broadcast_to(z0, (R, D)).copy()  # (R, D)
+    noise = sigma / np.sqrt(D)
+    delta = probe * sigma / (game.lipschitz * L_theta) if mode == "estimate" else 0.0
+    regression = ResponseRegression(R, D, p, game.mu, ridge) if mode == "estimate" else None
+
+    def true_sensitivity() -> np.ndarray:
+        return sensitivity(game) if exact_fixed else sensitivity(game, theta)  # (D,p)|(R,D,p)
+
+    J_use = {"estimate": np.zeros((D, p)), "exact": true_sensitivity(), "fixed": J_hat}[mode]
 
     def measure() -> tuple[float, float]:
         track = np.mean(np.sum((z - equilibrium(game, theta)) ** 2, axis=-1))
         sub = np.mean(leader_objective(game, cost, theta)) - phi_star
         return float(track), float(sub)
 
-    tracking, suboptimality, clipped = np.empty(K), np.empty(K), np.empty(K)
+    def sensitivity_error() -> float:
+        J = np.broadcast_to(true_sensitivity(), (R, D, p))
+        err = np.linalg.norm(J_use - J, axis=(-2, -1)) / np.linalg.norm(J, axis=(-2, -1))
+        return float(np.mean(err))
+
+    tracking, suboptimality, clipped, j_error = (np.empty(K) for _ in range(4))
     trace = [(0, *measure())]
     t = 0
     for k in range(K):
-        cap = (
-            np.inf
-            if np.isinf(kappa)
-            else kappa * np.sqrt(game.mu) * etas[k] ** 1.5 * sigma / L_theta
-        )
         n_clipped = 0
         for _ in range(int(lengths[k])):
-            xi = noise * rng.standard_normal(z.shape)
-            z = game.project(z - etas[k] * (game.gradient(z, theta) + xi))
-            step = alphas[k] * cost.gradient(theta, z, J_hat)  # (R, p)
+            eta, alpha = eta_t[t], alpha_t[t]
+            played = theta
+            if delta > 0:  # the probe: white, |u| ~ 1
+                played = theta + delta / np.sqrt(p) * rng.standard_normal((R, p))
+            xi = noise * rng.standard_normal((R, D))
+            z_next = game.project(z - eta * (game.gradient(z, played) + xi))
+            if regression is not None:
+                regression.update(z, played, z_next, eta)
+            z = z_next
+            t += 1
+            if mode != "fixed" and t % refit == 0 and not (mode == "exact" and exact_fixed):
+                J_use = regression.sensitivity() if regression is not None else true_sensitivity()
+            step = alpha * cost.gradient(theta, z, J_use)  # (R, p)
+            cap = (
+                np.inf if np.isinf(kappa) else kappa * np.sqrt(game.mu) * eta**1.5 * sigma / L_theta
+            )
             size = np.linalg.norm(step, axis=-1, keepdims=True)
             shrink = np.minimum(1.0, cap / np.maximum(size, 1e-300))
             n_clipped += int(np.sum(shrink < 1.0))
             theta = theta - shrink * step
-            t += 1
             if t % every == 0:
                 trace.append((t, *measure()))
         tracking[k], suboptimality[k] = measure()
         clipped[k] = n_clipped / (R * lengths[k])
+        j_error[k] = sensitivity_error()
+        if regression is not None:
+            regression.forget(forget)
     rounds, track_trace, sub_trace = (np.array(col) for col in zip(*trace, strict=True))
     return Steering(
         tracking,
@@ -241,4 +348,5 @@ def steer(
         theta,
         z,
         clipped,
+        j_error,
     )

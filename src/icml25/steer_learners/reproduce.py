@@ -8,12 +8,18 @@ Cells:
   (``sigma = 1``) with a grid of step sizes ``eta`` for ``10 / (mu eta_min)`` steps; steady-state
   tracking error = the mean of ``|z_t - z*_t|^2`` over the second half and the replicates. One
   cell per path speed ``rho``.
-- ``steer``: the epoch-based algorithm (geometric schedule, drift-to-noise cap ``kappa = 1``)
-  and the constant-step baseline (same rounds, ``eta_0``, ``alpha_0`` throughout) on the
-  synthetic game with a quadratic decision-maker cost, and on the ride-share game (two firms
-  pricing 5 locations, the decision-maker's per-location demand signal, cost = squared gap of
-  the mean price to a target 10% above the unsteered equilibrium plus ``gamma |theta|^2 / 2``).
-  Per epoch end: mean tracking error and suboptimality ``Phi(theta) - Phi*``.
+- ``steer``: on the synthetic game with a quadratic decision-maker cost, and on the ride-share
+  game (two firms pricing 5 locations, the decision-maker's per-location demand signal, cost =
+  squared gap of the mean price to a target 10% above the unsteered equilibrium plus
+  ``gamma |theta|^2 / 2``), one cell per (schedule, decision-maker, seed):
+  the epoch-based algorithm (geometric schedule, drift-to-noise cap ``kappa = 1``), the
+  constant-step baseline (same rounds, ``eta_0``, ``alpha_0`` throughout), the ``1/t``
+  Robbins-Monro schedule (same ``eta_0``, ``alpha_0``, time scale ``T_0``, cap and rounds) and,
+  to test why it wins, Robbins-Monro with time scale ``2 T_0`` (its last step equals the epoch
+  schedule's last step); the decision-maker estimates the agents' sensitivity ``J`` online
+  (the default, :class:`~icml25.steer_learners.estimate.ResponseRegression`) or knows it
+  (the reference line). Per epoch end: mean tracking error, suboptimality
+  ``Phi(theta) - Phi*`` and the relative error of ``J_hat``.
 """
 
 from __future__ import annotations
@@ -25,7 +31,12 @@ from matplotlib.figure import Figure
 
 from icml25.lab.reproduction import Summary
 from icml25.steer_learners.game import equilibrium, random_game, ride_share_game, sensitivity
-from icml25.steer_learners.leader import LeaderCost, geometric_schedule, steer
+from icml25.steer_learners.leader import (
+    LeaderCost,
+    geometric_schedule,
+    robbins_monro_schedule,
+    steer,
+)
 from icml25.steer_learners.tracking import (
     steady_state_error,
     stochastic_gradient_play,
@@ -33,6 +44,15 @@ from icml25.steer_learners.tracking import (
 )
 
 GAMES = ("synthetic", "rideshare")
+# (schedule, decision-maker): the default first, then its reference and comparisons
+RUNS = (
+    ("geometric", "estimate"),
+    ("geometric", "exact"),
+    ("constant", "estimate"),
+    ("robbins_monro", "estimate"),
+    ("robbins_monro", "exact"),
+    ("robbins_monro_matched", "estimate"),
+)
 
 
 @dataclass(frozen=True)
@@ -56,9 +76,11 @@ class Config:
     step_fraction: float = 0.5  # eta_0 = step_fraction * mu / L^2
     leader_ratio: float = 1.0  # alpha_0 = leader_ratio * mu eta_0 / ||J||^2
     drift_to_noise: float = 1.0
+    probe: float = 0.5  # the estimating decision-maker's probe, relative to the agents' noise
+    refit_every: int = 10  # rounds between refits of J_hat
     gamma: float = 0.05
     steer_replicates: int = 256
-    steer_seeds: int = 3
+    steer_seeds: int = 2
     record_every: int = 50
     n_locations: int = 5
     demand_noise: float = 5.0  # per-location demand std (rides); sigma = this * sqrt(D)
@@ -72,8 +94,10 @@ SCALES = {
         rhos=(1e-4, 1e-2),
         path_replicates=8,
         n_epochs=6,
-        steer_replicates=64,
+        contraction=3.0,
+        steer_replicates=16,
         steer_seeds=1,
+        record_every=200,
         n_locations=3,
     ),
     "default": Config(),
@@ -84,9 +108,9 @@ SCALES = {
 def cells(config: Config) -> list[dict]:
     path = [{"part": "path", "rho": rho} for rho in config.rhos]
     runs = [
-        {"part": "steer", "game": g, "schedule": s, "replicate": r}
+        {"part": "steer", "game": g, "schedule": s, "leader": leader, "replicate": r}
         for g in GAMES
-        for s in ("geometric", "constant")
+        for s, leader in RUNS
         for r in range(config.steer_seeds)
     ]
     return path + runs
@@ -124,6 +148,9 @@ def schedule(config: Config, game, kind: str):
     etas, alphas, lengths = geometric_schedule(eta0, alpha0, T0, config.n_epochs)
     if kind == "constant":
         etas, alphas = np.full_like(etas, eta0), np.full_like(alphas, alpha0)
+    elif kind.startswith("robbins_monro"):  # per round; matched: last step = the epochs' last
+        scale = 2 * T0 if kind == "robbins_monro_matched" else T0
+        etas, alphas = robbins_monro_schedule(eta0, alpha0, scale, int(lengths.sum()))
     return etas, alphas, lengths
 
 
@@ -141,7 +168,10 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         lengths,
         sigma,
         np.zeros(game.action_dim),
+        J_hat=cell["leader"],
         drift_to_noise=config.drift_to_noise,
+        probe=config.probe,
+        refit_every=config.refit_every,
         replicates=config.steer_replicates,
         record_every=config.record_every,
         seed=seed,
@@ -149,9 +179,10 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     return {
         "tracking": run.tracking.tolist(),
         "suboptimality": run.suboptimality.tolist(),
+        "sensitivity_error": run.sensitivity_error.tolist(),
         "ends": run.ends.tolist(),
         "clipped": run.clipped.tolist(),
-        "etas": etas.tolist(),
+        "eta_sum": float(np.sum(np.repeat(etas, lengths) if etas.size == lengths.size else etas)),
         "trace_rounds": run.trace_rounds.tolist(),
         "trace_tracking": run.trace_tracking.tolist(),
         "trace_suboptimality": run.trace_suboptimality.tolist(),
@@ -224,38 +255,70 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     figures = {}
     if path:
         figures["tracking_regimes"] = _fig_regimes(path)
+    keys = ("tracking", "suboptimality", "sensitivity_error", "trace_tracking")
+    keys += ("trace_suboptimality",)
     for game in GAMES:
-        runs = {
-            s: [o for c, o in results if c.get("game") == game and c["schedule"] == s]
-            for s in ("geometric", "constant")
+        rows = {
+            run: [
+                o
+                for c, o in results
+                if c.get("game") == game and (c["schedule"], c["leader"]) == run
+            ]
+            for run in RUNS
         }
-        if not runs["geometric"] or not runs["constant"]:
+        if any(not r for r in rows.values()):
             continue
         mean = {
-            s: {
-                k: np.mean([o[k] for o in rows], axis=0)
-                for k in ("tracking", "suboptimality", "trace_tracking", "trace_suboptimality")
-            }
-            for s, rows in runs.items()
+            run: {k: np.mean([o[k] for o in r], axis=0) for k in keys} for run, r in rows.items()
         }
-        geo, const = mean["geometric"], mean["constant"]
+        geo, known = mean["geometric", "estimate"], mean["geometric", "exact"]
+        const = mean["constant", "estimate"]
+        rm, rm_known = mean["robbins_monro", "estimate"], mean["robbins_monro", "exact"]
+        matched = mean["robbins_monro_matched", "estimate"]
         m[f"{game}_n_epochs"] = float(len(geo["tracking"]))
         for k in ("tracking", "suboptimality"):
             ratios = geo[k][1:] / geo[k][:-1]
             m[f"{game}_{k}_max_ratio"] = float(np.max(ratios))
             m[f"{game}_{k}_mean_ratio"] = float(np.exp(np.mean(np.log(ratios))))
-            m[f"{game}_{k}_final_geometric"] = float(geo[k][-1])
-            m[f"{game}_{k}_final_constant"] = float(const[k][-1])
-        m[f"{game}_constant_stall_ratio"] = float(
-            min(const[k][-1] / const[k][1] for k in ("tracking", "suboptimality"))
+            m[f"{game}_{k}_max_ratio_known"] = float(np.max(known[k][1:] / known[k][:-1]))
+            for name, run in (
+                ("geometric", geo),
+                ("known", known),
+                ("constant", const),
+                ("rm", rm),
+                ("rm_known", rm_known),
+                ("rm_matched", matched),
+            ):
+                m[f"{game}_{k}_final_{name}"] = float(run[k][-1])
+            m[f"{game}_epoch_over_rm_{k}"] = float(geo[k][-1] / rm[k][-1])
+            m[f"{game}_epoch_over_rm_{k}_known"] = float(known[k][-1] / rm_known[k][-1])
+            m[f"{game}_epoch_over_rm_matched_{k}"] = float(geo[k][-1] / matched[k][-1])
+        m[f"{game}_estimated_over_known_suboptimality"] = float(
+            geo["suboptimality"][-1] / known["suboptimality"][-1]
         )
+        # the agents' stationary floor (the estimating decision-maker's suboptimality keeps
+        # falling under constant steps as its J_hat improves, so it is not a floor)
+        m[f"{game}_constant_stall_ratio"] = float(const["tracking"][-1] / const["tracking"][1])
         m[f"{game}_constant_over_epoch_tracking"] = float(
             const["tracking"][-1] / geo["tracking"][-1]
         )
-        m[f"{game}_clipped_fraction_epoch0"] = float(
-            np.mean([o["clipped"][0] for o in runs["geometric"]])
+        # J_hat's error: the information on J grows with sum_t eta_t (see the README)
+        m[f"{game}_sensitivity_error_final"] = float(geo["sensitivity_error"][-1])
+        m[f"{game}_sensitivity_error_final_constant"] = float(const["sensitivity_error"][-1])
+        m[f"{game}_sensitivity_error_ratio_geometric_over_constant"] = float(
+            geo["sensitivity_error"][-1] / const["sensitivity_error"][-1]
         )
-        figures[f"epochs_{game}"] = _fig_epochs(game, runs["geometric"][0], geo, const)
+        eta_sum = {
+            s: np.mean([o["eta_sum"] for o in rows[s, "estimate"]])
+            for s in ("geometric", "constant")
+        }
+        m[f"{game}_predicted_error_ratio_sqrt_eta_sum"] = float(
+            np.sqrt(eta_sum["constant"] / eta_sum["geometric"])
+        )
+        m[f"{game}_clipped_fraction_epoch0"] = float(
+            np.mean([o["clipped"][0] for o in rows["geometric", "estimate"]])
+        )
+        figures[f"epochs_{game}"] = _fig_epochs(game, rows["geometric", "estimate"][0], mean)
     return Summary(m, figures)
 
 
@@ -276,21 +339,35 @@ def _fig_regimes(path) -> Figure:
     return fig
 
 
-def _fig_epochs(game: str, first: dict, geo: dict, const: dict) -> Figure:
-    fig = Figure(figsize=(9, 3.6))
-    axes = fig.subplots(1, 2)
+def _fig_epochs(game: str, first: dict, mean: dict) -> Figure:
+    fig = Figure(figsize=(13, 3.6))
+    axes = fig.subplots(1, 3)
     rounds = np.array(first["trace_rounds"])[1:]  # round 0 (play at equilibrium) left out
+    ends = np.array(first["ends"])
+    lines = {
+        ("geometric", "estimate"): ("epoch-based, J estimated (default)", "C0", "-"),
+        ("geometric", "exact"): ("epoch-based, J known (reference)", "C0", "--"),
+        ("constant", "estimate"): ("constant steps, J estimated", "C1", "-"),
+        ("robbins_monro", "estimate"): ("Robbins-Monro 1/t, J estimated", "C2", "-"),
+        ("robbins_monro", "exact"): ("Robbins-Monro 1/t, J known", "C2", "--"),
+        ("robbins_monro_matched", "estimate"): ("Robbins-Monro, time scale 2 T_0", "C3", ":"),
+    }
     for ax, key, label in (
         (axes[0], "trace_tracking", "tracking error E|z - z*(theta)|^2"),
         (axes[1], "trace_suboptimality", "suboptimality Phi(theta) - Phi*"),
     ):
-        ax.loglog(rounds, geo[key][1:], label="epoch-based (geometric)")
-        ax.loglog(rounds, const[key][1:], label="constant steps")
-        for end in first["ends"]:
+        for run, (name, color, ls) in lines.items():
+            ax.loglog(rounds, mean[run][key][1:], color=color, ls=ls, label=name)
+        for end in ends:
             ax.axvline(end, color="grey", lw=0.5, ls=":")
         ax.set_xlabel("round")
         ax.set_ylabel(label)
-    axes[0].legend(fontsize=8)
+    for run in (("geometric", "estimate"), ("constant", "estimate"), ("robbins_monro", "estimate")):
+        name, color, ls = lines[run]
+        axes[2].loglog(ends, mean[run]["sensitivity_error"], "o" + ls, color=color, label=name)
+    axes[2].set_xlabel("round (epoch ends)")
+    axes[2].set_ylabel("relative error of J_hat")
+    axes[0].legend(fontsize=6)
     fig.suptitle(f"{game} game: mean over replicates; dotted lines = epoch ends", fontsize=9)
     fig.tight_layout()
     return fig

@@ -29,7 +29,7 @@ import numpy as np
 from scipy.linalg import solve_discrete_lyapunov
 
 from icml25.common.validate import check_int, check_real
-from icml25.steer_learners.game import QuadraticGame, equilibrium
+from icml25.steer_learners.game import Game, QuadraticGame, equilibrium
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def _check_etas(eta) -> np.ndarray:
 
 
 def stochastic_gradient_play(
-    game: QuadraticGame,
+    game: Game,
     thetas: np.ndarray,
     eta,
     sigma: float,
@@ -63,7 +63,7 @@ def stochastic_gradient_play(
 
     Parameters
     ----------
-    game : the agents' game.
+    game : the agents' game, quadratic or any :class:`SmoothGame`.
     thetas : ``(T+1, p)`` the decision-maker's actions ``theta_0 .. theta_T``.
     eta : step size, or a 1-d array of ``E`` step sizes run side by side (same noise draws).
     sigma : gradient-noise level, ``xi_t ~ N(0, sigma^2 / D I)`` so ``E|xi_t|^2 = sigma^2``.
@@ -96,6 +96,14 @@ def stochastic_gradient_play(
     return Play(error, z)
 
 
+def _check_quadratic(game) -> None:
+    if not isinstance(game, QuadraticGame):
+        raise TypeError(
+            f"game must be a QuadraticGame for the closed forms (exact moments need M), got "
+            f"{type(game).__name__}; simulate other games with stochastic_gradient_play"
+        )
+
+
 def expected_tracking_error(
     game: QuadraticGame, eta: float, sigma: float, drift: np.ndarray, e0: np.ndarray, steps: int
 ) -> np.ndarray:
@@ -107,6 +115,7 @@ def expected_tracking_error(
     eta = check_real("eta", eta, low=0.0, high=np.inf, low_open=True, high_open=True)
     sigma = check_real("sigma", sigma, low=0.0, high=np.inf, high_open=True)
     steps = check_int("steps", steps, minimum=0)
+    _check_quadratic(game)
     D = game.dim
     v, m = (np.asarray(a, dtype=float) for a in (drift, e0))
     if v.shape != (D,) or m.shape != (D,):
@@ -132,6 +141,7 @@ def steady_state_error(
     ``M = mu I`` these are ``eta sigma^2 / (mu (2 - mu eta))`` and ``|v|^2 / (mu eta)^2``."""
     eta = check_real("eta", eta, low=0.0, high=np.inf, low_open=True, high_open=True)
     sigma = check_real("sigma", sigma, low=0.0, high=np.inf, high_open=True)
+    _check_quadratic(game)
     D = game.dim
     v = np.asarray(drift, dtype=float)
     if v.shape != (D,):
