@@ -11,6 +11,7 @@ from icml25.ipd_pavlov import (
     policy,
     self_play,
 )
+from icml25.ipd_pavlov.qlearning import count_switches, time_in_policy
 
 G, GAMMA = 1.8, 0.6
 
@@ -113,6 +114,28 @@ def test_trajectory_shapes_and_policy_path_matches_every_step():
     for j, path in enumerate(trajectory["policy_path"]):
         distinct = [w for i, w in enumerate(words[:, j]) if i == 0 or w != words[i - 1, j]]
         assert path == distinct
+
+
+def test_time_in_policy_and_switches_match_the_policy_at_every_step():
+    # g = 1.5, gamma = 0.4 (Pavlov not a fixed point): many switches to count
+    steps, start = 3000, 2400
+    q, trajectory = self_play(0.1, 0.05, steps, 8, g=1.5, gamma=0.4, seed=1, record_every=1)
+    words = policy(trajectory["q"])  # (steps + 1, 8); row t is the policy after step t
+    for word in (PAVLOV, LOSE_SHIFT):
+        share = time_in_policy(trajectory, word, steps, start)
+        np.testing.assert_allclose(share, np.mean(words[start + 1 :] == word, axis=0))
+    moves = list(zip(words[start:-1], words[start + 1 :], strict=True))  # steps start+1 .. steps
+    want = [
+        sum({a[j], b[j]} == {PAVLOV, LOSE_SHIFT} for a, b in moves) for j in range(words.shape[1])
+    ]
+    got = count_switches(trajectory, LOSE_SHIFT, PAVLOV, start)
+    np.testing.assert_array_equal(got, want)
+    assert got.sum() > 0
+    for j, began in enumerate(trajectory["path_step"]):
+        assert began[0] == 0 and np.all(np.diff(began) > 0)
+        assert words[began[-1], j] == trajectory["policy_path"][j][-1]
+    with pytest.raises(ValueError, match="^start must"):
+        time_in_policy(trajectory, PAVLOV, steps, steps)
 
 
 def test_policy_shapes_and_ties():

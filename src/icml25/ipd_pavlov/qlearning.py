@@ -102,8 +102,10 @@ def self_play(
     q : ndarray, shape (runs, 4, 2), the final tables.
     trajectory : only when ``record_every`` is given, a dict with ``"step"`` of shape (K,) and
         ``"q"`` of shape (K, runs, 4, 2), the tables after steps 0, record_every,
-        2 record_every, ...; and ``"policy_path"``, for each run the list of the distinct greedy
-        policies it went through, in order, tracked at every step whatever ``record_every``.
+        2 record_every, ...; ``"policy_path"``, for each run the list of the distinct greedy
+        policies it went through, in order, tracked at every step whatever ``record_every``; and
+        ``"path_step"``, for each run an int array of the steps at which each of those policies
+        began (0 for the first; a policy that begins at step t is the one after update t).
 
     Every run starts from state DD (both defected), as in the paper's code. Player 2 reads the
     shared table from its own point of view (its own previous action first).
@@ -130,7 +132,7 @@ def self_play(
     tracking = record_every is not None
     recorded = [q.copy()] if tracking else []
     code = np.full(runs, _policy_code(q0))  # bit s set iff the greedy action in state s is C
-    changes = []  # (runs that changed policy, their new codes), in order of time
+    changes = []  # (step, runs that changed policy, their new codes), in order of time
     block = max(1, min(steps, 2**20 // runs))
     for start in range(0, steps, block):
         n = min(block, steps - start)
@@ -151,17 +153,19 @@ def self_play(
                 new = (code & ~(1 << state)) | (cooperate << state)
                 moved = np.flatnonzero(new != code)
                 if moved.size:
-                    changes.append((moved, new[moved]))
+                    changes.append((start + t + 1, moved, new[moved]))
                 code = new
                 if (start + t + 1) % record_every == 0:
                     recorded.append(q.copy())
     q = q.reshape(runs, 4, 2)
     if not tracking:
         return q
+    path, path_step = _paths(_policy_code(q0), changes, runs)
     trajectory = {
         "step": np.arange(len(recorded)) * record_every,
         "q": np.stack(recorded).reshape(len(recorded), runs, 4, 2),
-        "policy_path": _paths(_policy_code(q0), changes, runs),
+        "policy_path": path,
+        "path_step": path_step,
     }
     return q, trajectory
 
@@ -171,17 +175,51 @@ def _policy_code(q0: np.ndarray) -> int:
     return int(sum(1 << s for s in range(4) if q0[s, 1] > q0[s, 0]))
 
 
-def _paths(start: int, changes: list, runs: int) -> list[list[str]]:
-    """Per run, its policies in order: the start, then each change recorded during play."""
+def _paths(start: int, changes: list, runs: int) -> tuple[list[list[str]], list[np.ndarray]]:
+    """Per run, its policies in order (the start, then each change recorded during play) and
+    the steps at which each of them began (0 for the start)."""
     words = ["".join("C" if code >> s & 1 else "D" for s in range(4)) for code in range(16)]
     if changes:
-        who = np.concatenate([m for m, _ in changes])
-        what = np.concatenate([c for _, c in changes])
+        when = np.concatenate([np.full(m.size, t) for t, m, _ in changes])
+        who = np.concatenate([m for _, m, _ in changes])
+        what = np.concatenate([c for _, _, c in changes])
         order = np.argsort(who, kind="stable")  # group by run, keeping time order
-        per_run = np.split(what[order], np.cumsum(np.bincount(who, minlength=runs))[:-1])
+        bounds = np.cumsum(np.bincount(who, minlength=runs))[:-1]
+        codes, steps = np.split(what[order], bounds), np.split(when[order], bounds)
     else:
-        per_run = [np.empty(0, np.int64)] * runs
-    return [[words[start]] + [words[c] for c in codes] for codes in per_run]
+        codes, steps = [np.empty(0, np.int64)] * runs, [np.empty(0, np.int64)] * runs
+    paths = [[words[start]] + [words[c] for c in run] for run in codes]
+    return paths, [np.concatenate([[0], run]).astype(np.int64) for run in steps]
+
+
+def time_in_policy(trajectory: dict, word: str, steps: int, start: int = 0) -> np.ndarray:
+    """Share of the steps ``start < t <= steps`` that each run spent with greedy policy ``word``.
+
+    ``trajectory`` is what ``self_play(..., record_every=k)`` returns with ``steps`` steps; the
+    policy after step ``t`` counts for step ``t``. Returns shape (runs,).
+    """
+    steps = check_int("steps", steps, minimum=1)
+    start = check_int("start", start, minimum=0)
+    if start >= steps:
+        raise ValueError(f"start must be < steps = {steps}, got {start}")
+    shares = []
+    for path, began in zip(trajectory["policy_path"], trajectory["path_step"], strict=True):
+        ends = np.append(began[1:], steps + 1)  # policy i holds for steps began[i] .. ends[i]-1
+        inside = np.clip(ends, start + 1, steps + 1) - np.clip(began, start + 1, steps + 1)
+        shares.append(inside[np.asarray(path) == word].sum() / (steps - start))
+    return np.asarray(shares)
+
+
+def count_switches(trajectory: dict, first: str, second: str, start: int = 0) -> np.ndarray:
+    """Per run, how many times its greedy policy moved directly between ``first`` and ``second``
+    (either way) after step ``start``. ``trajectory`` as in ``time_in_policy``; shape (runs,)."""
+    start = check_int("start", start, minimum=0)
+    pairs = {(first, second), (second, first)}
+    counts = []
+    for path, began in zip(trajectory["policy_path"], trajectory["path_step"], strict=True):
+        moves = zip(path[:-1], path[1:], began[1:], strict=True)
+        counts.append(sum((a, b) in pairs and t > start for a, b, t in moves))
+    return np.array(counts, dtype=np.int64)
 
 
 def policy(q: np.ndarray):
