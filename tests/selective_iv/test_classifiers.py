@@ -19,6 +19,7 @@ from sklearn.utils.estimator_checks import (
 from icml25.selective_iv import (
     ERMClassifier,
     UCLClassifier,
+    WeakInstrumentWarning,
     fit_conditional_mean,
     level_moments,
     point_moments,
@@ -78,6 +79,34 @@ def test_ucl_weights_use_only_other_folds(data):
     w2 = UCLClassifier("partial", **kw).fit(d.X, y2, d.D, d.Z).weights_
     np.testing.assert_array_equal(w1[i], w2[i])
     assert not np.array_equal(w1, w2)
+
+
+def instrument_data(slope: float, n: int = 3000, seed: int = 0):
+    """X ~ N(0, I_3), Y = 1{x_0 > 0} flipped with probability 0.2, Z uniform on 1..5 and
+    P(D = 1 | x, z) = 0.2 + slope (z - 1): the first stage is ``slope`` at every x."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    Y = ((X[:, 0] > 0) ^ (rng.random(n) < 0.2)).astype(int)
+    Z = rng.integers(1, 6, size=n)
+    D = (rng.random(n) < 0.2 + slope * (Z - 1)).astype(int)
+    return X, np.where(D == 1, Y, -1), D, Z
+
+
+def test_weak_first_stage_warns_with_a_per_unit_diagnostic():
+    kw = {"nuisance": FAST, "n_folds": 3, "epochs": 5, "random_state": 0}
+    with pytest.warns(WeakInstrumentWarning, match="weak first stage"):
+        weak = UCLClassifier("point", **kw).fit(*instrument_data(0.0))
+    assert weak.first_stage_.shape == weak.weak_first_stage_.shape == (3000,)
+    assert weak.weak_first_stage_.mean() > 0.5
+    assert weak.wald_denominator_.shape == (3000,)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WeakInstrumentWarning)
+        strong = UCLClassifier("point", **kw).fit(*instrument_data(0.15))
+        partial = UCLClassifier("partial", **kw).fit(*instrument_data(0.0))  # never warns
+    # P(D = 1 | x, z) moves by 0.15 per level at every x: the diagnostic recovers it
+    assert abs(np.median(strong.first_stage_) - 0.15) < 0.03
+    assert strong.weak_first_stage_.mean() < 0.1
+    assert partial.weak_first_stage_.mean() > 0.5 and not hasattr(partial, "wald_denominator_")
 
 
 def test_string_labels_and_unlabelled_placeholders(data):
@@ -179,6 +208,8 @@ def test_bad_arguments(data):
         fit(epochs=0)(X, y, D, Z)
     with pytest.raises(ValueError, match="clip_quantile"):
         fit(clip_quantile=2.0)(X, y, D, Z)
+    with pytest.raises(ValueError, match="weak_first_stage"):
+        fit(weak_first_stage=-0.1)(X, y, D, Z)
     with pytest.raises(ValueError, match="decision"):
         fit()(X, y, D[:-1], Z)
     with pytest.raises(ValueError, match="decision"):

@@ -6,10 +6,13 @@ from scipy.special import softmax
 
 from icml25.selective_iv import (
     clip_upper_quantile,
+    first_stage_slope,
+    level_first_stage_slope,
     partial_identification_bounds,
     partial_weights,
     point_identified_eta,
     point_weights,
+    wald_denominator,
 )
 
 
@@ -135,6 +138,25 @@ def test_zero_instrument_effect_gives_finite_weights():
     assert np.all(np.isfinite(eta)) and np.all(eta[1] == 0)
 
 
+def test_first_stage_from_wald_moments_equals_the_slope_over_levels():
+    # one covariate value, Z uniform on 1..5 independent of U: Cov(D, Z | x) / Var(Z) is the
+    # least-squares slope of P(D = 1 | x, z) on z, whatever the shape of P(D = 1 | x, z)
+    rng = np.random.default_rng(0)
+    levels = np.arange(1.0, 6.0)
+    p_d1_z = rng.random((4, 5))  # (n, L) four covariate values
+    m_d, m_z = p_d1_z.mean(axis=1), np.full(4, levels.mean())
+    m_dz = (p_d1_z * levels).mean(axis=1)
+    np.testing.assert_allclose(wald_denominator(m_d, m_z, m_dz), m_dz - m_d * m_z)
+    np.testing.assert_allclose(
+        first_stage_slope(m_d, m_z, m_dz, levels.var()),
+        level_first_stage_slope(p_d1_z, levels),
+        atol=1e-12,
+    )
+    linear = 0.1 + 0.07 * levels[None] + np.zeros((3, 1))  # (3, L) slope 0.07 by hand
+    np.testing.assert_allclose(level_first_stage_slope(linear, levels), 0.07)
+    np.testing.assert_allclose(level_first_stage_slope(np.full((2, 5), 0.4), levels), 0.0)
+
+
 def test_bad_arguments():
     m = {k: np.zeros(3) for k in ("m_d", "m_z", "m_dz")} | {
         "m_dy": np.zeros((3, 2)),
@@ -165,3 +187,9 @@ def test_bad_arguments():
         partial_weights(np.zeros((2, 3)), np.zeros((2, 2)))
     with pytest.raises(ValueError, match="quantile"):
         clip_upper_quantile(np.zeros((2, 2)), 1.5)
+    with pytest.raises(ValueError, match="same shape"):
+        wald_denominator(np.zeros(3), np.zeros(3), np.zeros(2))
+    with pytest.raises(ValueError, match="var_z"):
+        first_stage_slope(np.zeros(3), np.zeros(3), np.zeros(3), 0.0)
+    with pytest.raises(ValueError, match="levels"):
+        level_first_stage_slope(np.zeros((2, 3)), np.arange(4.0))

@@ -5,13 +5,18 @@ from icml25.lab import runner
 from icml25.selective_iv.claims import CLAIMS
 
 
-def test_cells_cover_the_grid():
+def test_cells_cover_the_papers_grid():
     config = rep.SCALES["default"]
     cells = rep.cells(config)
-    assert len(cells) == 2 * len(config.strengths_y) * len(config.strengths_d) * config.seeds
+    assert len(cells) == 2 * 16 * config.seeds
+    assert {(c["strength_y"], c["strength_d"]) for c in cells} == {
+        (a, b) for a in (0.3, 0.5, 0.7, 0.9) for b in (0.3, 0.5, 0.7, 0.9)
+    }
     assert {c["setting"] for c in cells} == {"nucem", "uc"}
+    assert config.nuisance == "classifier" and set(config.strong_y) <= set(config.strengths_y)
     paper = rep.SCALES["paper"]
-    assert len(rep.cells(paper)) == 2 * 16 * 100 and paper.nuisance == "classifier"
+    assert len(rep.cells(paper)) == 2 * 16 * 100
+    assert (paper.nuisance, paper.nuisance_iter, paper.n) == ("classifier", 500, 10000)
 
 
 def test_claims_keep_the_issue_thresholds():
@@ -27,23 +32,36 @@ def test_no_claim_is_a_check():
     # bound but not one the code guarantees (UCL's surrogate differs from the oracle's loss)
     assert [c.id for c in CLAIMS if c.kind == "check"] == []
     assert [c.id for c in CLAIMS] == ["a_point", "a_partial", "b", "c"]
+    by_id = {c.id: c for c in CLAIMS}  # (a) is judged where selection bias is strong
+    assert by_id["a_point"].metric == "nucem_strong_point_minus_selected"
+    assert by_id["a_partial"].metric == "nucem_strong_partial_minus_selected"
 
 
 def test_summary_means_and_gaps_by_hand():
-    config = rep.Config(strengths_y=(0.5,), strengths_d=(0.5,), seeds=2)
+    config = rep.Config(strengths_y=(0.5, 0.9), strengths_d=(0.5,), seeds=2)
     rows = {"selected": 0.5, "ipw": 0.5, "full": 0.7, "point": 0.6, "partial": 0.65}
     results = []
     for s, shift in (("nucem", 0.0), ("uc", 0.1)):
-        for r in range(2):
-            cell = {"setting": s, "strength_y": 0.5, "strength_d": 0.5, "replicate": r}
-            out = {k: v + shift * (k == "point") + 0.01 * r for k, v in rows.items()}
-            results.append((cell, out | {"labelled_fraction": 0.5}))
+        for sy in (0.5, 0.9):
+            for r in range(2):
+                cell = {"setting": s, "strength_y": sy, "strength_d": 0.5, "replicate": r}
+                out = {k: v + shift * (k == "point") + 0.01 * r for k, v in rows.items()}
+                if sy == 0.9:  # outside the strong-bias rows: point UCL no better than selected
+                    out["point"] = out["selected"]
+                extra = {"labelled_fraction": 0.5, "weak_share_true": 0.9}
+                results.append((cell, out | extra | {"weak_share_estimated": 0.5 + 0.1 * r}))
     m = rep.summarize(config, results).measurements
-    np.testing.assert_allclose(m["nucem_point_minus_selected"], 0.1)
+    np.testing.assert_allclose(m["nucem_strong_point_minus_selected"], 0.1)
+    np.testing.assert_allclose(m["nucem_strong_partial_minus_selected"], 0.15)
+    np.testing.assert_allclose(m["nucem_strong_oracle_margin"], 0.2)
+    np.testing.assert_allclose(m["nucem_strong_datasets"], 2)
+    np.testing.assert_allclose(m["nucem_weak_share_estimated"], 0.55)
+    np.testing.assert_allclose(m["replications_per_grid_point"], 2)
+    np.testing.assert_allclose(m["nucem_point_minus_selected"], 0.05)
     np.testing.assert_allclose(m["nucem_partial_minus_selected"], 0.15)
-    np.testing.assert_allclose(m["uc_partial_minus_point"], -0.05)
-    np.testing.assert_allclose(m["ucl_minus_oracle_max"], 0.0)
-    np.testing.assert_allclose(m["nucem_se_point_minus_selected"], 0.0)
+    np.testing.assert_allclose(m["uc_partial_minus_point"], (-0.05 + 0.15) / 2)
+    np.testing.assert_allclose(m["ucl_minus_oracle_max"], -0.05)
+    np.testing.assert_allclose(m["nucem_strong_se_point_minus_selected"], 0.0)
 
 
 def test_smoke_run_is_complete(tmp_path):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from icml25.selective_iv import simulate
+from icml25.selective_iv.simulation import decision_probability_at_levels
 
 
 def test_shapes_ranges_and_determinism():
@@ -35,6 +36,21 @@ def test_instrument_moves_decisions_less_when_confounding_is_strong():
     # (1 - s_D) x mean of sigmoid(10 t) - sigmoid(2 t) over t in (0, 1) (about 0.25): 0.17 and
     # 0.025, each ~ 4 standard errors (0.017) from 0.1
     assert spread(0.3) > 0.1 > spread(0.9)
+
+
+@pytest.mark.parametrize("setting", ["nucem", "uc"])
+def test_true_decision_probability_matches_the_draws(setting):
+    data = simulate(200000, setting, 0.5, 0.7, seed=2)
+    p = decision_probability_at_levels(data.X, setting, 0.7)  # (n, 5)
+    p_z = p[np.arange(len(data.Z)), data.Z - 1]
+    edges = np.quantile(p_z, [0.0, 1 / 3, 2 / 3, 1.0])
+    for low, high in zip(edges[:-1], edges[1:], strict=True):  # calibrated within tertiles
+        sel = (p_z >= low) & (p_z <= high)
+        assert abs(data.D[sel].mean() - p_z[sel].mean()) < 0.01  # 5 s.e. at n = 66,000
+    with pytest.raises(ValueError, match="setting"):
+        decision_probability_at_levels(data.X, "iv", 0.7)
+    with pytest.raises(ValueError, match="X must"):
+        decision_probability_at_levels(data.X[:, 0], "uc", 0.7)
 
 
 def test_bad_arguments():

@@ -10,13 +10,21 @@
 ((4,), (3000, 3))
 """
 
-from icml25.selective_iv.classifiers import ERMClassifier, UCLClassifier, default_nuisance
+from icml25.selective_iv.classifiers import (
+    ERMClassifier,
+    UCLClassifier,
+    WeakInstrumentWarning,
+    default_nuisance,
+)
 from icml25.selective_iv.identification import (
     clip_upper_quantile,
+    first_stage_slope,
+    level_first_stage_slope,
     partial_identification_bounds,
     partial_weights,
     point_identified_eta,
     point_weights,
+    wald_denominator,
 )
 from icml25.selective_iv.learner import scores, train_scores
 from icml25.selective_iv.nuisance import fit_conditional_mean, folds, level_moments, point_moments
@@ -26,10 +34,13 @@ __all__ = [
     "ERMClassifier",
     "SelectiveData",
     "UCLClassifier",
+    "WeakInstrumentWarning",
     "clip_upper_quantile",
     "default_nuisance",
+    "first_stage_slope",
     "fit_conditional_mean",
     "folds",
+    "level_first_stage_slope",
     "level_moments",
     "partial_identification_bounds",
     "partial_weights",
@@ -39,4 +50,5 @@ __all__ = [
     "scores",
     "simulate",
     "train_scores",
+    "wald_denominator",
 ]

@@ -1,6 +1,9 @@
-"""The claims and checks of selective_iv, declared before any run.
+"""The claims and checks of selective_iv, declared before any run (second look, issue 27).
 
-The protocol is in ``icml25.lab.reproduction``.
+The protocol is in ``icml25.lab.reproduction``. Claim (a) is judged where selection bias is
+strong (``Config.strong_y``, the s_Y rows 0.5 and 0.7 of the paper's 4 x 4 grid: there the
+oracle's margin over selected-sample ERM is 0.04-0.08 in a pilot on other seeds); (b) and (c)
+over the whole grid.
 """
 
 from icml25.lab.claims import Claim
@@ -8,9 +11,9 @@ from icml25.lab.claims import Claim
 CLAIMS = (
     Claim(
         "a_point",
-        "nucem setting: mean test accuracy of point-identification UCL minus that of "
-        "selected-sample ERM (means over confounding strengths and seeds).",
-        "nucem_point_minus_selected",
+        "nucem setting, strong selection bias (s_Y in {0.5, 0.7}, every s_D): mean test accuracy "
+        "of point-identification UCL minus that of selected-sample ERM.",
+        "nucem_strong_point_minus_selected",
         ">=",
         0.02,
         paper_value="UCL's efficacy validated numerically",
@@ -18,9 +21,9 @@ CLAIMS = (
     ),
     Claim(
         "a_partial",
-        "nucem setting: mean test accuracy of partial-identification UCL minus that of "
-        "selected-sample ERM.",
-        "nucem_partial_minus_selected",
+        "nucem setting, strong selection bias: mean test accuracy of partial-identification UCL "
+        "minus that of selected-sample ERM.",
+        "nucem_strong_partial_minus_selected",
         ">=",
         0.02,
         paper_value="UCL's efficacy validated numerically",
@@ -28,7 +31,8 @@ CLAIMS = (
     ),
     Claim(
         "b",
-        "uc setting (point identification fails): mean accuracy of partial UCL minus point UCL.",
+        "uc setting (point identification fails), whole grid: mean accuracy of partial UCL minus "
+        "point UCL.",
         "uc_partial_minus_point",
         ">=",
         0.0,
@@ -38,7 +42,7 @@ CLAIMS = (
     Claim(
         "c",
         "Neither UCL variant beats the full-label oracle by more than noise: the largest, over "
-        "both settings and both variants, of mean accuracy minus the oracle's.",
+        "both settings and both variants, of mean accuracy (whole grid) minus the oracle's.",
         "ucl_minus_oracle_max",
         "<=",
         0.01,

@@ -11,6 +11,8 @@ All share the official score model ``f(x) = ReLU(x A^T + c)`` and predict ``argm
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -22,16 +24,32 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from icml25.common.validate import check_int, check_real
 from icml25.selective_iv.identification import (
     clip_upper_quantile,
+    level_first_stage_slope,
     partial_identification_bounds,
     partial_weights,
     point_identified_eta,
     point_weights,
+    wald_denominator,
 )
 from icml25.selective_iv.learner import scores, train_scores
-from icml25.selective_iv.nuisance import fit_conditional_mean, folds, level_moments, point_moments
+from icml25.selective_iv.nuisance import (
+    at_levels,
+    fit_conditional_mean,
+    folds,
+    level_moments,
+    point_moments,
+)
 
 IDENTIFICATIONS = ("point", "partial")
 WEIGHTINGS = ("none", "ipw")
+# point UCL warns when more units than this share have a weak first stage: the 0.9-quantile
+# clip of the weights tames at most the top tenth of them
+WEAK_SHARE = 0.1
+
+
+class WeakInstrumentWarning(UserWarning):
+    """The instrument barely moves the decision at many units: the Wald ratio's denominator
+    ``Cov(D, Z | x)`` is tiny there and point-identified weights are mostly noise."""
 
 
 def default_nuisance() -> HistGradientBoostingRegressor:
@@ -121,6 +139,9 @@ class UCLClassifier(_ScoreClassifier):
     a, b : bounds on ``P(Y = k | x, z, D = 0)`` (partial; official ``0, 1``).
     quantile : robust intersection over levels (partial; official 0.8, tight 1.0).
     clip_quantile : point weights clipped at this quantile per fold (official 0.9), None: no clip.
+    weak_first_stage : a unit's first stage is weak where the change of ``P(D = 1 | x, z)`` per
+        unit of ``z`` (``first_stage_``) is below this in absolute value; point identification
+        warns (:class:`WeakInstrumentWarning`) when more than a tenth of the units are weak.
     output_relu : ``f(x) = ReLU(x A^T + c)`` as the official code (True) or linear scores.
     lr, epochs : Adam step and full-batch epochs (official 0.005, 200).
     random_state : int, RandomState or None; seeds the folds and the initialisation.
@@ -131,6 +152,13 @@ class UCLClassifier(_ScoreClassifier):
     coef_, intercept_ : ``(K, d)``, ``(K,)`` of ``f``.
     weights_ : ``(n, K)`` the cross-fitted UCL weights ``W_k(x_i)`` of the training units.
     levels_ : ``(L,)`` the instrument's levels.
+    first_stage_ : ``(n,)`` the cross-fitted per-unit first stage, the least-squares slope of
+        ``P(D = 1 | x, z)`` over the levels (one nuisance model on ``(X, Z)``, the partial
+        variant's; point UCL fits it for this diagnostic only). The Wald denominator estimated
+        from three separate models (``wald_denominator_``) is a difference of two large,
+        noisy numbers and hides a weak instrument (README: "weak first stage").
+    weak_first_stage_ : ``(n,)`` bool, ``|first_stage_| < weak_first_stage``.
+    wald_denominator_ : ``(n,)`` point only: the estimated ``Cov(D, Z | x)`` the ratio divides by.
 
     Shapes: ``X (n, d)``, ``y (n,)`` (entries where ``decision == 0`` are ignored and may be
     anything, e.g. nan), ``decision (n,)`` in {0, 1}, ``instrument (n,)`` numeric with
@@ -147,6 +175,7 @@ class UCLClassifier(_ScoreClassifier):
         b: float = 1.0,
         quantile: float = 0.8,
         clip_quantile: float | None = 0.9,
+        weak_first_stage: float = 0.02,
         output_relu: bool = True,
         lr: float = 0.005,
         epochs: int = 200,
@@ -159,6 +188,7 @@ class UCLClassifier(_ScoreClassifier):
         self.b = b
         self.quantile = quantile
         self.clip_quantile = clip_quantile
+        self.weak_first_stage = weak_first_stage
         self.output_relu = output_relu
         self.lr = lr
         self.epochs = epochs
@@ -176,6 +206,7 @@ class UCLClassifier(_ScoreClassifier):
         epochs = check_int("epochs", self.epochs, minimum=1)
         if self.clip_quantile is not None:
             check_real("clip_quantile", self.clip_quantile, low=0.0, high=1.0)
+        weak = check_real("weak_first_stage", self.weak_first_stage, low=0.0, high=np.inf)
         X, decision, y_code = self._labelled(X, y, decision)
         n = X.shape[0]
         z = np.asarray(instrument)
@@ -191,19 +222,40 @@ class UCLClassifier(_ScoreClassifier):
         dy = (y_code[:, None] == np.arange(K)).astype(float)  # (n, K) D 1{Y = k}
         fold_seed, init_seed = self._seeds()
         estimator = default_nuisance() if self.nuisance is None else self.nuisance
-        W = np.empty((n, K))
+        W, slope, cov_dz = np.empty((n, K)), np.empty(n), np.empty(n)
         for fit_idx, out_idx in folds(n, n_folds, fold_seed):
             fit = (X[fit_idx], decision[fit_idx], z[fit_idx], dy[fit_idx])
             if self.identification == "point":
-                eta = point_identified_eta(**point_moments(estimator, *fit, X[out_idx]))
+                moments = point_moments(estimator, *fit, X[out_idx])
+                eta = point_identified_eta(**moments)
                 W[out_idx] = clip_upper_quantile(point_weights(eta), self.clip_quantile)
+                cov_dz[out_idx] = wald_denominator(moments["m_d"], moments["m_z"], moments["m_dz"])
+                X_fit, d_fit, z_fit = fit[:3]
+                p_d1_z = at_levels(estimator, X_fit, z_fit, d_fit, X[out_idx], self.levels_)
+                slope[out_idx] = level_first_stage_slope(p_d1_z, self.levels_)
             else:
                 m_dy_z, p_d0_z = level_moments(estimator, *fit, X[out_idx], self.levels_)
                 lower, upper = partial_identification_bounds(
                     m_dy_z, p_d0_z, a=self.a, b=self.b, quantile=self.quantile
                 )
                 W[out_idx] = partial_weights(lower, upper)
-        self.weights_ = W
+                slope[out_idx] = level_first_stage_slope(1.0 - p_d0_z, self.levels_)
+        self.weights_, self.first_stage_ = W, slope
+        if self.identification == "point":
+            self.wald_denominator_ = cov_dz
+        self.weak_first_stage_ = np.abs(slope) < weak
+        share = float(self.weak_first_stage_.mean())
+        if self.identification == "point" and share > WEAK_SHARE:
+            warnings.warn(
+                f"weak first stage: P(D = 1 | x, z) moves by less than {weak:g} per unit of the "
+                f"instrument at {share:.0%} of the units (median slope "
+                f"{np.median(np.abs(slope)):.3g}); the Wald ratio divides by Cov(D, Z | x), so "
+                "the point weights there are mostly nuisance error. See first_stage_, "
+                "weak_first_stage_ and wald_denominator_ per unit, or use "
+                "identification='partial'.",
+                WeakInstrumentWarning,
+                stacklevel=2,
+            )
         self.coef_, self.intercept_ = train_scores(
             X,
             cost=W,

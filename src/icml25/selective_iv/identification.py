@@ -60,11 +60,50 @@ def point_identified_eta(
             "m_d, m_z, m_dz must have shape (n,) and m_dy, m_dzy shape (n, K) with the same n, "
             f"got {m_d.shape}, {m_z.shape}, {m_dz.shape}, {m_dy.shape}, {m_dzy.shape}"
         )
-    cov_dz = m_dz - m_d * m_z  # (n,) Cov(D, Z | x)
+    cov_dz = wald_denominator(m_d, m_z, m_dz)  # (n,) Cov(D, Z | x)
     cov_dyz = m_dzy - m_dy * m_z[:, None]  # (n, K) Cov(D 1{Y=k}, Z | x)
     min_cov = check_real("min_cov", min_cov, low=0.0, high=np.inf, low_open=True)
     cov_dz = np.where(cov_dz < 0, -1.0, 1.0) * np.maximum(np.abs(cov_dz), min_cov)
     return cov_dyz / cov_dz[:, None]
+
+
+def wald_denominator(m_d: np.ndarray, m_z: np.ndarray, m_dz: np.ndarray) -> np.ndarray:
+    """The first stage of the Wald ratio, ``Cov(D, Z | x) = E[D Z | x] - E[D | x] E[Z | x]``,
+    ``(n,)`` from the moments ``(n,)`` each."""
+    m_d, m_z, m_dz = (_vector(name, v) for name, v in (("m_d", m_d), ("m_z", m_z), ("m_dz", m_dz)))
+    if not m_d.shape == m_z.shape == m_dz.shape:
+        raise ValueError(
+            f"m_d, m_z, m_dz must have the same shape (n,), got {m_d.shape}, {m_z.shape}, "
+            f"{m_dz.shape}"
+        )
+    return m_dz - m_d * m_z
+
+
+def first_stage_slope(m_d, m_z, m_dz, var_z: float) -> np.ndarray:
+    """Per-unit strength of the instrument: ``Cov(D, Z | x) / Var(Z)``, ``(n,)``.
+
+    With ``Z`` assigned at random (``Var(Z | x) = Var(Z)``) this is the slope of the linear
+    projection of ``P(D = 1 | x, Z)`` on ``Z``: how much the decision probability at ``x``
+    moves per unit of the instrument. The Wald ratio divides by ``Cov(D, Z | x)``; where the
+    slope is near 0 the instrument is weak at ``x`` and the estimate of ``eta(x)`` is the
+    nuisance models' error divided by a tiny number.
+    """
+    var_z = check_real("var_z", var_z, low=0.0, high=np.inf, low_open=True)
+    return wald_denominator(m_d, m_z, m_dz) / var_z
+
+
+def level_first_stage_slope(p_d1_z: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """The same slope from ``P(D = 1 | x, Z = z_j)`` at each level, ``(n, L)``: the least-squares
+    slope over the ``L`` levels (equal weights, as a uniformly assigned instrument), ``(n,)``."""
+    p_d1_z = _matrix("p_d1_z", p_d1_z)
+    levels = _vector("levels", levels)
+    if p_d1_z.shape[1] != levels.shape[0] or levels.shape[0] < 2:
+        raise ValueError(
+            f"levels must have shape (L,) with L >= 2 matching p_d1_z (n, L), got "
+            f"{levels.shape} and {p_d1_z.shape}"
+        )
+    centred = levels - levels.mean()  # (L,)
+    return (p_d1_z - p_d1_z.mean(axis=1, keepdims=True)) @ centred / (centred @ centred)
 
 
 def partial_identification_bounds(

@@ -54,16 +54,24 @@ def level_moments(
     The models take ``(X, Z)`` as features (``Z`` one numeric column, as the official code's
     "robust" variant) and are evaluated with ``Z`` set to each level: ``1 + K`` fitted models.
     """
+    p_d0 = 1.0 - at_levels(estimator, X_fit, z_fit, d_fit, X_eval, levels)
+    m_dy = np.stack(
+        [
+            at_levels(estimator, X_fit, z_fit, dy_fit[:, k], X_eval, levels)
+            for k in range(dy_fit.shape[1])
+        ],
+        axis=2,
+    )
+    return m_dy, p_d0
+
+
+def at_levels(estimator, X_fit, z_fit, target, X_eval, levels) -> np.ndarray:
+    """``E[target | x, Z = z_j]`` ``(m, L)``: one model on ``(X, Z)`` (``Z`` one numeric column),
+    evaluated with ``Z`` set to each of the ``L`` levels."""
     Xz_fit = np.column_stack([X_fit, z_fit])  # (n, d + 1)
     m, L = X_eval.shape[0], len(levels)
     Xz_eval = np.column_stack([np.tile(X_eval, (L, 1)), np.repeat(levels, m)])  # (L m, d + 1)
-
-    def at_levels(target):
-        return fit_conditional_mean(estimator, Xz_fit, target)(Xz_eval).reshape(L, m).T  # (m, L)
-
-    p_d0 = 1.0 - at_levels(d_fit)
-    m_dy = np.stack([at_levels(dy_fit[:, k]) for k in range(dy_fit.shape[1])], axis=2)
-    return m_dy, p_d0
+    return fit_conditional_mean(estimator, Xz_fit, target)(Xz_eval).reshape(L, m).T
 
 
 def folds(n: int, n_folds: int, random_state) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import expit, softmax
+from scipy.special import expit, roots_hermitenorm, softmax
 
 from icml25.common.validate import check_int, check_real
 
@@ -86,3 +86,26 @@ def simulate(
         p_d = expit((1 - s_d) * by_z + 3 * s_d * by_u)
     D = (rng.random(n) < p_d).astype(int)  # (n,)
     return SelectiveData(X, U, Z, Y, D, eta)
+
+
+def decision_probability_at_levels(
+    X: np.ndarray, setting: str, strength_d: float, *, levels: int = 5, n_unobserved: int = 4
+) -> np.ndarray:
+    """The true ``P(D = 1 | x, Z = z)`` of :func:`simulate` at ``z = 1..levels``, ``(n, levels)``,
+    ``U`` integrated out (``U gamma ~ N(0, 4 |gamma|^2)``; 64-node Gauss-Hermite quadrature for
+    ``"uc"``, exact for ``"nucem"`` where ``U`` enters additively)."""
+    if setting not in SETTINGS:
+        raise ValueError(f"setting must be one of {SETTINGS}, got {setting!r}")
+    s_d = check_real("strength_d", strength_d, low=0.0, high=1.0)
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-d array (n, d_x), got shape {X.shape}")
+    beta = 2.0 - np.arange(X.shape[1])
+    sd_u = 2.0 * np.linalg.norm(1.0 + np.arange(n_unobserved))  # sd of U gamma
+    by_z = 2.0 * np.outer(X @ beta, np.arange(1, levels + 1))  # (n, L)
+    nodes, weights = roots_hermitenorm(64)  # E f(N(0, 1)) = sum w f(node) / sqrt(2 pi)
+    weights = weights / weights.sum()
+    if setting == "nucem":
+        return (1 - s_d) * expit(by_z) + s_d * float(weights @ expit(sd_u * nodes))
+    inner = (1 - s_d) * by_z[:, :, None] + 3 * s_d * sd_u * nodes  # (n, L, nodes)
+    return expit(inner) @ weights
