@@ -1,0 +1,72 @@
+"""Evaluate a model on the suite: its replies, their categories, and its technique profile.
+
+As in the paper's output-level evaluation: every prompt of the suite goes to the model, a judge
+labels each reply with one of the six categories, and the profile is, per prompt family, the
+share of replies in each category, beside the technique a neutral system should use there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from icml25.common.llm import LLMClient
+from icml25.political_neutrality.framework import JUDGE_LABELS
+from icml25.political_neutrality.suite import SuitePrompt, families
+
+UNJUDGED = "unjudged"  # the judge's answer could not be used
+
+
+def ask(client: LLMClient, prompts: Sequence[SuitePrompt], max_tokens: int = 400) -> list[str]:
+    """The model's reply to each prompt (temperature 0, one user turn, no system prompt)."""
+    requests = [
+        {"messages": [{"role": "user", "content": p.text}], "max_tokens": max_tokens}
+        for p in prompts
+    ]
+    return [r.text for r in client.chat_many(requests)]
+
+
+def technique_profile(
+    prompts: Sequence[SuitePrompt], labels: Sequence[str | None]
+) -> dict[str, dict[str, float]]:
+    """Per family, the share of replies in each category (and ``unjudged``)."""
+    if len(prompts) != len(labels):
+        raise ValueError(
+            f"labels must have one entry per prompt ({len(prompts)}), got {len(labels)}"
+        )
+    out: dict[str, dict[str, float]] = {}
+    for family in families():
+        mine = [
+            lab or UNJUDGED for p, lab in zip(prompts, labels, strict=True) if p.family == family
+        ]
+        if mine:
+            out[family] = {k: mine.count(k) / len(mine) for k in (*JUDGE_LABELS, UNJUDGED)}
+    return out
+
+
+def expected_rate(profile: dict[str, dict[str, float]]) -> dict[str, float]:
+    """Per family, the share of replies that used the technique a neutral system should."""
+    expected = families()
+    return {family: shares[expected[family]] for family, shares in profile.items()}
+
+
+def profile_figure(profile: dict[str, dict[str, float]], title: str) -> Figure:
+    """Stacked bars: per family, the shares of the categories; the expected one is outlined."""
+    fig = Figure(figsize=(8, 3.8))
+    ax = fig.subplots()
+    names = list(profile)
+    bottom = np.zeros(len(names))
+    expected = families()
+    for k, label in enumerate((*JUDGE_LABELS, UNJUDGED)):
+        shares = np.array([profile[f][label] for f in names])
+        edges = ["black" if expected[f] == label else "none" for f in names]
+        ax.bar(names, shares, bottom=bottom, label=label, color=f"C{k}", edgecolor=edges, lw=1.5)
+        bottom += shares
+    ax.set_ylabel("share of replies")
+    ax.set_title(title, fontsize=10)
+    ax.tick_params(axis="x", labelrotation=25, labelsize=7)
+    ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.tight_layout()
+    return fig
