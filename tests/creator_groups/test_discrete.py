@@ -11,6 +11,7 @@ from icml25.creator_groups import (
     creator_rewards,
     equal_groups,
     exposure_trap,
+    self_greedy,
     user_welfare,
 )
 
@@ -115,3 +116,56 @@ def test_bad_arguments():
         exposure_trap(2, 1.0)
     with pytest.raises(ValueError, match="K must"):
         exposure_trap(0, 0.1)
+
+
+@pytest.mark.parametrize("reward", ["exposure", "engagement"])
+@pytest.mark.parametrize("size", [1, 2, 4])
+def test_self_greedy_stops_only_at_a_pne_the_brute_force_confirms(reward, size):
+    rng = np.random.default_rng(10 + size)
+    stopped = 0
+    for _ in range(8):
+        q, m = int(rng.integers(3, 5)), int(rng.integers(2, 5))
+        R, p = rng.random((q, m)), rng.dirichlet(np.ones(m))
+        for K in (1, 2, 3):
+            groups = equal_groups(4, size)
+            sg = self_greedy(R, p, 4, K, 0.1, groups, reward)
+            eq = brute_force_equilibria(R, p, 4, K, 0.1, groups, reward)
+            at = np.ravel_multi_index(tuple(sg.profile), (q,) * 4)
+            assert sg.welfare == pytest.approx(eq.welfare[at], abs=1e-12)
+            if sg.converged:
+                stopped += 1
+                assert eq.is_pne[at]
+    assert stopped > 0
+
+
+def test_self_greedy_places_groups_in_turn():
+    """One creator, K = 1: the greedy placement alone picks the most engaging content, and the
+    first repair sweep is quiet."""
+    R = np.array([[0.2, 0.1], [0.9, 0.8], [0.5, 0.5]])
+    sg = self_greedy(R, [0.5, 0.5], 1, 1, 0.1, [0], "engagement")
+    assert sg.profile.tolist() == [1] and sg.converged and sg.sweeps == 1
+
+
+def test_self_greedy_without_sweeps_does_not_claim_an_equilibrium():
+    R = np.array([[1.0, 0.0], [0.0, 1.0]])
+    sg = self_greedy(R, [0.5, 0.5], 2, 1, 0.1, [0, 1], "exposure", max_sweeps=0)
+    assert not sg.converged and sg.sweeps == 0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"R": np.ones(3)}, "R must"),
+        ({"n": 0}, "n must"),
+        ({"K": 3}, "K must be at most"),
+        ({"groups": [0, 2]}, "groups"),
+        ({"reward": "views"}, "reward"),
+        ({"max_sweeps": -1}, "max_sweeps"),
+        ({"tol": -1.0}, "tol"),
+    ],
+)
+def test_self_greedy_bad_arguments(kwargs, match):
+    args = dict(R=np.eye(2), p=[0.5, 0.5], n=2, K=1, beta=0.1, groups=[0, 1])
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        self_greedy(**args)

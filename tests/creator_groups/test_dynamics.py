@@ -21,7 +21,7 @@ def test_one_group_of_all_creators_never_moves_under_exposure_rewards():
     strict improvement, every proposal is refused, welfare stays at its start."""
     X, S0 = _env()
     run = local_better_response(S0, X, PAPER_USER_WEIGHTS, 3, 0.1, np.zeros(10, int), rounds=60)
-    assert run.accepted.sum() == 0
+    assert run.accepted.sum() == 0 and not run.converged
     np.testing.assert_array_equal(run.S, S0)
     np.testing.assert_array_equal(run.welfare, run.welfare[0])
 
@@ -82,6 +82,9 @@ def test_runs_are_reproducible_from_the_seed():
         ({"eta": 0.0}, "eta"),
         ({"rounds": -1}, "rounds"),
         ({"tol": -1e-3}, "tol"),
+        ({"eta_min": -1.0}, "eta_min"),
+        ({"patience": 0}, "patience"),
+        ({"X": np.stack([sample_sphere(10, 5, 0)] * 2)}, "X"),
     ],
 )
 def test_bad_arguments(kwargs, match):
@@ -90,3 +93,47 @@ def test_bad_arguments(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         local_better_response(**args)
+
+
+def test_stopping_rule_after_halving_to_eta_min():
+    """One group of all creators under exposure never gains: every patience = 20 refusals halve
+    the step, 0.1 * 2^-7 < 1e-3 after 7 halvings (140 rounds), and the run stops there (the 20
+    quiet rounds are the last 20 of the seventh halving)."""
+    X, S0 = _env()
+    run = local_better_response(S0, X, PAPER_USER_WEIGHTS, 3, 0.1, np.zeros(10, int))
+    assert run.stopped == 140 and run.converged and len(run.welfare) == 141
+    assert run.eta[0] == pytest.approx(0.1 / 2**7)
+
+
+def test_lbr_reaches_its_stopping_rule_at_a_local_equilibrium():
+    """A single creator (engagement, K = 1) stops at the weighted mean user up to the final
+    step: no proposal of step eta_min gains more than tol there."""
+    X, _ = _env(1)
+    p = PAPER_USER_WEIGHTS
+    S0 = -(p @ X)[None] / np.linalg.norm(p @ X)
+    run = local_better_response(S0, X, p, 1, 0.1, [0], "engagement", seed=3)
+    assert run.converged and run.eta[0] < 1e-3
+    s_star = p @ X / np.linalg.norm(p @ X)
+    assert run.S[0] @ s_star > np.cos(0.01)
+
+
+def test_a_fixed_step_does_not_stop():
+    """With patience beyond the horizon the step never halves and the rule never holds."""
+    X, S0 = _env(4)
+    run = local_better_response(
+        S0, X, PAPER_USER_WEIGHTS, 2, 0.1, np.arange(10), rounds=50, patience=10**6
+    )
+    assert not run.converged and np.all(run.eta == 0.1) and run.accepted[-10:].mean() > 0
+
+
+def test_a_batch_runs_each_replicate_on_its_own():
+    """Batched replicates: same shapes per replicate, each stops at its own round, and every
+    replicate only ever accepts gains of the moving group (welfare of a one-creator game is its
+    engagement, so it never falls)."""
+    p = PAPER_USER_WEIGHTS
+    X = np.stack([sample_sphere(10, 5, [r, 0]) for r in range(3)])
+    S0 = np.stack([sample_sphere(1, 5, [r, 1]) for r in range(3)])
+    run = local_better_response(S0, X, p, 1, 0.1, [0], "engagement", seed=0)
+    assert run.S.shape == (3, 1, 5) and run.welfare.shape[1] == 3 and run.converged.all()
+    assert np.all(np.diff(run.welfare, axis=0) >= 0)
+    assert len(set(run.stopped.tolist())) > 1

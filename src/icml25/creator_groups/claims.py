@@ -8,14 +8,19 @@ from icml25.lab.claims import Claim
 # b1 and d3 are checks, by algebra in our model: total exposure is sum_j p_j in every profile, so
 # one group of all creators paid by exposure never gains by a move (b1: welfare never changes),
 # and on our exposure_trap construction every profile is a PNE, so "everyone generic" is one and
-# PoA = 1 / epsilon at K = 1 (d3).
+# PoA = 1 / epsilon at K = 1 (d3). sg is a check of our Self-Greedy code: when its repair sweeps
+# stop, no group has a better joint deviation, which the brute force must confirm.
+# Issue 27: (a) is judged on 64 replicates of LBR run to its stopping rule, on the 95%
+# confidence interval of the paired gap (declared before the run).
 CLAIMS = (
     Claim(
         "a",
         "Small groups barely matter: equilibrium welfare with groups of 2 creators against the "
-        "all-individual game, |W(g=2) - W(g=1)| / W(g=1) on replicate means, the largest over "
-        "both rewards and every K.",
-        "small_group_max_rel_gap",
+        "all-individual game, the paired relative gap mean(W(g=2) - W(g=1)) / mean(W(g=1)) over "
+        "64 replicates of LBR run to its stopping rule; for each reward and K its two-sided 95% "
+        "t-interval, and the interval's bound farthest from zero; the largest over both rewards "
+        "and every K (the whole interval must lie within +-0.05).",
+        "small_group_ci_bound_max",
         "<=",
         0.05,
         paper_value="limited effect when the group size is small",
@@ -80,5 +85,17 @@ CLAIMS = (
         kind="check",
         paper_value="PoA can be arbitrarily large (exposure rewards)",
         source="Abstract",
+    ),
+    Claim(
+        "sg",
+        "Self-Greedy (our reconstruction of the paper's Algorithm 1) ends at a group PNE whenever "
+        "its repair sweeps stop: the share of its stopped outputs that the brute-force "
+        "enumeration confirms as PNE, over every random discrete setting.",
+        "self_greedy_pne_fraction_when_stopped",
+        ">=",
+        1.0,
+        kind="check",
+        paper_value="Algorithm 1 constructs a PNE",
+        source="Algorithm 1 (title only; text not available to us)",
     ),
 )

@@ -1,11 +1,23 @@
 """Local better-response (LBR) dynamics of groups of creators (Yu, Yao & Pan, ICML 2025,
-Algorithm 2, after Yao et al. 2024).
+Algorithm 2, after Yao et al. 2024), with a decaying step and a stated stopping rule.
 
-At every round each group, in a random order, draws a random direction for each of its members
-in the tangent space of the sphere at ``s_i``, proposes ``s_i' = (s_i + eta g_i) / |s_i + eta g_i|``
-for all members at once, and keeps the move only if it raises the group's utility
-``U_G = sum_{i in G} u_i`` (by more than ``tol``, so that rounding never counts as a gain). A
-profile where no group finds a better local move is a (local) equilibrium of the group game.
+At every round each group, in a random order, draws a random direction ``g_i`` for each of its
+members in the tangent space of the sphere at ``s_i``, proposes
+``s_i' = (s_i + eta_G g_i) / |s_i + eta_G g_i|`` for all members at once, and keeps the move only
+if it raises the group's utility ``U_G = sum_{i in G} u_i`` by more than ``tol`` (the stated
+``epsilon`` of the equilibrium; rounding and vanishing gains are not moves).
+
+Step and stop (our choice; the paper's schedule is not available to us): each group has its own
+step ``eta_G``, starting at ``eta``; after ``patience`` consecutive refused proposals it is
+halved (it never grows back). A run stops at the first round where every group's step is below
+``eta_min`` and no proposal has been accepted for ``patience`` rounds: the profile is then a
+local ``tol``-equilibrium at the scale ``eta_min`` (each group's last ``patience`` random joint
+moves, of step below ``eta_min``, gained at most ``tol``). With a
+fixed step LBR never stops (a group jitters around its optimum with moves of size ``eta``);
+halving makes the moves shrink to the scale ``eta_min``.
+
+Runs may be batched: ``S0`` ``(B, n, d)`` and ``X`` ``(B, m, d)`` run ``B`` independent
+replicates at once (each with its own random group order, directions, steps and stopping time).
 """
 
 from __future__ import annotations
@@ -26,12 +38,25 @@ from icml25.creator_groups.game import (
 
 @dataclass(frozen=True)
 class Dynamics:
-    """An LBR run: final contents ``S`` ``(n, d)``, welfare after each round ``(rounds + 1,)``
-    (entry 0 the start) and the fraction of proposals accepted in each round ``(rounds,)``."""
+    """An LBR run (leading ``B`` axis only for batched input).
+
+    ``S`` ``(B, n, d)`` final contents; ``welfare`` ``(T + 1, B)`` welfare after each round
+    (entry 0 the start; a stopped replicate keeps its final value); ``accepted`` ``(T, B)``
+    fraction of the groups' proposals accepted in each round; ``stopped`` ``(B,)`` the round at
+    which the stopping rule held (``-1``: it never held within ``rounds``); ``eta`` ``(B, G)``
+    the groups' final steps.
+    """
 
     S: np.ndarray
     welfare: np.ndarray
     accepted: np.ndarray
+    stopped: np.ndarray
+    eta: np.ndarray
+
+    @property
+    def converged(self) -> np.ndarray:
+        """``(B,)``: whether the stopping rule held."""
+        return self.stopped >= 0
 
 
 def local_better_response(
@@ -43,52 +68,120 @@ def local_better_response(
     groups,
     reward: str = "exposure",
     eta: float = 0.1,
-    rounds: int = 400,
+    rounds: int = 3000,
     seed=0,
-    tol: float = 1e-12,
+    tol: float = 1e-6,
+    eta_min: float = 1e-3,
+    patience: int = 20,
 ) -> Dynamics:
-    """Run LBR from contents ``S0`` ``(n, d)`` against users ``X`` ``(m, d)`` with weights ``p``.
+    """Run LBR from contents ``S0`` ``(n, d)`` or ``(B, n, d)`` against users ``X`` ``(m, d)``
+    or ``(B, m, d)`` with weights ``p`` ``(m,)``.
 
     ``groups``: labels ``(n,)`` (see :func:`~icml25.creator_groups.game.equal_groups`);
-    ``reward``: ``"exposure"`` or ``"engagement"``; ``eta``: step on the sphere; ``seed``: the
-    directions and the order of the groups.
+    ``reward``: ``"exposure"`` or ``"engagement"``; ``eta``: initial step on the sphere;
+    ``rounds``: the most rounds; ``tol``, ``eta_min``, ``patience``: the smallest gain that
+    counts, the step halving and the stopping rule (module docstring; ``eta_min = 0`` never
+    stops and ``patience`` larger than ``rounds`` keeps the step fixed); ``seed``: the group
+    orders and the directions.
     """
     S = np.asarray(S0, dtype=float)
     X = np.asarray(X, dtype=float)
-    if S.ndim != 2 or X.ndim != 2 or S.shape[1] != X.shape[1]:
+    batched = S.ndim == 3
+    if S.ndim not in (2, 3) or X.ndim not in (2, S.ndim) or S.shape[-1] != X.shape[-1]:
         raise ValueError(
-            f"S0 (n, d) and X (m, d) must be matrices with the same d, got {S.shape}, {X.shape}"
+            f"S0 (n, d) or (B, n, d) and X (m, d) or (B, m, d) must have the same d, got "
+            f"{S.shape}, {X.shape}"
         )
     for name, A in (("S0", S), ("X", X)):
-        if not np.allclose(np.linalg.norm(A, axis=1), 1.0, atol=1e-9):
+        if not np.allclose(np.linalg.norm(A, axis=-1), 1.0, atol=1e-9):
             raise ValueError(f"{name} must have unit-norm rows (points on the sphere)")
-    _, p, K, beta = check_game(S @ X.T, p, K, beta)
-    labels = check_groups(groups, S.shape[0])
+    S = S if batched else S[None]  # (B, n, d)
+    if X.ndim == 3 and X.shape[0] != S.shape[0]:
+        raise ValueError(f"X (B, m, d) must have B = {S.shape[0]} like S0, got {X.shape}")
+    X = np.broadcast_to(X if X.ndim == 3 else X[None], (S.shape[0],) + X.shape[-2:])  # (B, m, d)
+    _, p, K, beta = check_game(S[0] @ X[0].T, p, K, beta)
+    labels = check_groups(groups, S.shape[1])
     if reward not in REWARDS:
         raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
     eta = check_real("eta", eta, low=0.0, high=np.inf, low_open=True, high_open=True)
     rounds = check_int("rounds", rounds, minimum=0)
     tol = check_real("tol", tol, low=0.0, high=np.inf, high_open=True)
-    rng = np.random.default_rng(seed)
-    members = [np.flatnonzero(labels == g) for g in range(labels.max() + 1)]
+    eta_min = check_real("eta_min", eta_min, low=0.0, high=np.inf, high_open=True)
+    patience = check_int("patience", patience, minimum=1)
+    run = _lbr(
+        S,
+        X,
+        p,
+        K,
+        beta,
+        labels,
+        reward,
+        eta,
+        rounds,
+        np.random.default_rng(seed),
+        tol,
+        eta_min,
+        patience,
+    )
+    if batched:
+        return run
+    return Dynamics(run.S[0], run.welfare[:, 0], run.accepted[:, 0], run.stopped[0], run.eta[0])
 
-    def utility(S_, idx):
-        return _rewards(S_ @ X.T, p, K, beta, reward)[idx].sum()
 
-    welfare = np.empty(rounds + 1)
-    welfare[0] = _matching(S @ X.T, K, beta)[1] @ p
-    accepted = np.zeros(rounds)
+def _lbr(S, X, p, K, beta, labels, reward, eta0, rounds, rng, tol, eta_min, patience):
+    """The batched loop of :func:`local_better_response`, arguments already checked; each round
+    computes only the replicates that have not stopped."""
+    B, n, d = S.shape
+    G = labels.max() + 1
+    member = labels[None, :] == np.arange(G)[:, None]  # (G, n)
+    Xt = np.swapaxes(X, 1, 2)  # (B, d, m)
+    S = S.copy()
+    current = _rewards(S @ Xt, p, K, beta, reward)  # (B, n)
+    eta = np.full((B, G), eta0)  # (B, G) each group's step
+    streak = np.zeros((B, G), dtype=int)  # consecutive refusals since the last halving
+    quiet = np.zeros(B, dtype=int)  # rounds since the last accepted proposal
+    stopped = np.full(B, -1)
+    W = [_matching(S @ Xt, K, beta)[1] @ p]  # (B,) per round
+    accepted = []
     for t in range(rounds):
-        for g in rng.permutation(len(members)):
-            idx = members[g]
-            z = rng.normal(size=(idx.size, S.shape[1]))  # (|G|, d)
-            z -= np.sum(z * S[idx], axis=1, keepdims=True) * S[idx]  # tangent at s_i
-            z /= np.linalg.norm(z, axis=1, keepdims=True)
-            proposal = S.copy()
-            step = S[idx] + eta * z
-            proposal[idx] = step / np.linalg.norm(step, axis=1, keepdims=True)
-            if utility(proposal, idx) > utility(S, idx) + tol:
-                S = proposal
-                accepted[t] += 1.0 / len(members)
-        welfare[t + 1] = _matching(S @ X.T, K, beta)[1] @ p
-    return Dynamics(S, welfare, accepted)
+        a = np.flatnonzero(stopped < 0)  # (A,) replicates still running
+        if a.size == 0:
+            break
+        rows = np.arange(a.size)
+        Sa, Xa, cur, eta_a, streak_a = S[a], Xt[a], current[a], eta[a], streak[a]
+        order = rng.permuted(np.tile(np.arange(G), (a.size, 1)), axis=1)  # (A, G)
+        took = np.zeros(a.size)
+        for k in range(G):
+            g = order[:, k]  # (A,) the group that moves in each replicate
+            mask = member[g]  # (A, n)
+            z = rng.normal(size=Sa.shape)  # (A, n, d)
+            z -= np.sum(z * Sa, axis=2, keepdims=True) * Sa  # tangent at s_i
+            z /= np.linalg.norm(z, axis=2, keepdims=True)
+            step = Sa + eta_a[rows, g][:, None, None] * z
+            proposal = np.where(
+                mask[..., None], step / np.linalg.norm(step, axis=2, keepdims=True), Sa
+            )
+            new = _rewards(proposal @ Xa, p, K, beta, reward)  # (A, n)
+            accept = ((new - cur) * mask).sum(axis=1) > tol  # (A,) the group's gain
+            Sa = np.where(accept[:, None, None], proposal, Sa)
+            cur = np.where(accept[:, None], new, cur)
+            took += accept / G
+            streak_a[rows, g] = np.where(accept, 0, streak_a[rows, g] + 1)
+            halve = streak_a[rows, g] >= patience
+            eta_a[rows, g] = np.where(halve, eta_a[rows, g] / 2, eta_a[rows, g])
+            streak_a[rows, g] = np.where(halve, 0, streak_a[rows, g])
+        S[a], current[a], eta[a], streak[a] = Sa, cur, eta_a, streak_a
+        quiet[a] = np.where(took > 0, 0, quiet[a] + 1)
+        stopped[a[(eta_a < eta_min).all(axis=1) & (quiet[a] >= patience)]] = t + 1
+        W.append(W[-1].copy())
+        W[-1][a] = _matching(Sa @ Xa, K, beta)[1] @ p
+        accepted.append(np.zeros(B))
+        accepted[-1][a] = took
+    T = len(accepted)
+    return Dynamics(
+        S,
+        np.array(W).reshape(T + 1, B),
+        np.array(accepted).reshape(T, B),
+        stopped,
+        eta,
+    )

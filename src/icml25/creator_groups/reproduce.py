@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.figure import Figure
+from scipy import stats
 
-from icml25.creator_groups.discrete import brute_force_equilibria, exposure_trap
+from icml25.creator_groups.discrete import brute_force_equilibria, exposure_trap, self_greedy
 from icml25.creator_groups.dynamics import local_better_response
 from icml25.creator_groups.game import PAPER_USER_WEIGHTS, REWARDS, equal_groups, sample_sphere
 from icml25.lab.reproduction import Summary
@@ -31,11 +32,15 @@ class Config:
     d: int = 5
     n: int = 10
     beta: float = 0.1
-    eta: float = 0.1
-    rounds: int = 400
+    eta: float = 0.1  # initial LBR step
+    eta_min: float = 1e-3  # stopping rule: every group's step below eta_min ...
+    patience: int = 20  # ... and no accepted move for patience rounds
+    epsilon: float = 1e-6  # a move must raise its group's utility by more than epsilon
+    rounds: int = 2000  # the most LBR rounds
     Ks: tuple[int, ...] = (1, 2, 3, 4, 5)
-    group_sizes: tuple[int, ...] = (1, 2, 5, 10)
-    replicates: int = 16
+    group_sizes: tuple[int, ...] = (1, 2, 10)
+    lbr_batches: int = 4
+    lbr_batch: int = 16  # replicates run together (vectorised) in one cell
     trace_K: int = 3  # K whose welfare trajectories are kept for the figure
     poa_batches: int = 8
     poa_instances: int = 60
@@ -50,22 +55,22 @@ class Config:
 
 SCALES = {
     "smoke": Config(
-        rounds=100,
+        rounds=150,
         Ks=(1, 3),
-        group_sizes=(1, 2, 10),
-        replicates=1,
+        lbr_batches=1,
+        lbr_batch=3,
         poa_batches=2,
         poa_instances=15,
         trap_Ks=(2,),
         trap_epsilons=(0.01,),
     ),
     "default": Config(),
-    "paper": Config(replicates=50, poa_batches=40),
+    "paper": Config(lbr_batches=8, rounds=5000, poa_batches=40),
 }
 
 
 def cells(config: Config) -> list[dict]:
-    lbr = [{"part": "lbr", "replicate": r} for r in range(config.replicates)]
+    lbr = [{"part": "lbr", "batch": b} for b in range(config.lbr_batches)]
     poa = [{"part": "poa", "batch": b} for b in range(config.poa_batches)]
     trap = [
         {"part": "trap", "K": K, "epsilon": e} for K in config.trap_Ks for e in config.trap_epsilons
@@ -82,11 +87,12 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
 
 
 def _lbr(config: Config, seed: int) -> dict:
-    """Every (reward, group size, K) from the same users and initial contents."""
+    """A batch of replicates; every (reward, group size, K) from the same users and contents."""
     users, start, dynamics = np.random.SeedSequence(seed).spawn(3)
-    X = sample_sphere(len(PAPER_USER_WEIGHTS), config.d, users)  # (m, d)
-    S0 = sample_sphere(config.n, config.d, start)  # (n, d)
-    out: dict = {"start": {}, "final": {}, "accepted_last": {}, "trace": {}}
+    B, m, n, d = config.lbr_batch, len(PAPER_USER_WEIGHTS), config.n, config.d
+    X = sample_sphere(B * m, d, users).reshape(B, m, d)
+    S0 = sample_sphere(B * n, d, start).reshape(B, n, d)
+    out: dict = {"start": {}, "final": {}, "stopped": {}, "drift": {}, "trace": {}}
     for reward in REWARDS:
         for g in config.group_sizes:
             for K in config.Ks:
@@ -96,18 +102,23 @@ def _lbr(config: Config, seed: int) -> dict:
                     PAPER_USER_WEIGHTS,
                     K,
                     config.beta,
-                    equal_groups(config.n, g),
+                    equal_groups(n, g),
                     reward,
                     config.eta,
                     config.rounds,
                     dynamics,  # the same proposal stream for every setting
+                    eta_min=config.eta_min,
+                    patience=config.patience,
+                    tol=config.epsilon,
                 )
+                W = run.welfare  # (T + 1, B)
                 key = f"{reward}|{g}|{K}"
-                out["start"][key] = float(run.welfare[0])
-                out["final"][key] = float(run.welfare[-1])
-                out["accepted_last"][key] = float(run.accepted[-20:].mean())
+                out["start"][key] = W[0].tolist()
+                out["final"][key] = W[-1].tolist()
+                out["stopped"][key] = run.stopped.tolist()
+                out["drift"][key] = np.abs(W[-1] - W[(3 * len(W)) // 4]).tolist()
                 if K == config.trace_K:
-                    out["trace"][f"{reward}|{g}"] = run.welfare[::5].tolist()
+                    out["trace"][key] = W[::5, 0].tolist()
     return out
 
 
@@ -132,7 +143,14 @@ def _poa(config: Config, seed: int) -> dict:
                     pne = eq.pne_welfare
                     span = [float(pne.min()), float(pne.max())] if pne.size else None
                     ranges[g, reward].append(span)
-                    rows.append([i, binary, g, reward == "engagement", K, eq.price_of_anarchy])
+                    sg = self_greedy(
+                        R, p, config.poa_n, K, beta, equal_groups(config.poa_n, g), reward
+                    )
+                    at = np.ravel_multi_index(tuple(sg.profile), (len(R),) * config.poa_n)
+                    rows.append(
+                        [i, binary, g, reward == "engagement", K, eq.price_of_anarchy]
+                        + [sg.converged, bool(eq.is_pne[at]), sg.welfare / eq.optimum]
+                    )
                 drop = _largest_sure_drop(ranges[g, reward])
                 drops.append([g, reward == "engagement", drop])
                 if g > 1 and (best is None or drop > best["drop"]):
@@ -147,7 +165,8 @@ def _poa(config: Config, seed: int) -> dict:
         if best is not None and best["R"] == R.tolist():  # this instance holds the best drop
             best["ranges"] = ranges[best["group_size"], best["reward"]]
             best["ranges_individual"] = ranges.get((1, best["reward"]))
-    # columns: instance, binary, group size, engagement?, K, PoA (nan: no PNE)
+    # columns: instance, binary, group size, engagement?, K, PoA (nan: no PNE), Self-Greedy
+    # stopped?, its profile a PNE (brute force)?, its welfare / optimum
     return {"rows": rows, "drops": drops, "best_drop": best}
 
 
@@ -183,54 +202,68 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         by.setdefault(cell["part"], []).append((cell, out))
 
     lbr = [o for _, o in by.get("lbr", [])]
-    mean = {}  # (reward, g, K) -> replicate mean of final welfare
     if lbr:
-        for key in lbr[0]["final"]:
+        # (R,) per setting, replicates of every batch in order
+        final, start, stopped, drift = (
+            {key: np.concatenate([o[part][key] for o in lbr]) for key in lbr[0][part]}
+            for part in ("final", "start", "stopped", "drift")
+        )
+        mean = {}  # (reward, g, K) -> replicate mean of final welfare
+        for key, W in final.items():
             reward, g, K = key.split("|")
-            mean[reward, int(g), int(K)] = float(np.mean([o["final"][key] for o in lbr]))
-            m[f"W_{reward}_g{g}_K{K}"] = mean[reward, int(g), int(K)]
-        gaps = {
-            (r, K): abs(mean[r, 2, K] - mean[r, 1, K]) / abs(mean[r, 1, K])
-            for r in REWARDS
-            for K in config.Ks
-            if (r, 2, K) in mean and (r, 1, K) in mean
-        }
-        m["small_group_max_rel_gap"] = max(gaps.values(), default=nan)
-        if gaps and len(lbr) > 1:  # the worst setting: signed gap and its paired standard error
-            r, K = max(gaps, key=gaps.get)
-            d = [o["final"][f"{r}|2|{K}"] - o["final"][f"{r}|1|{K}"] for o in lbr]
-            m["small_group_worst_rel_gap_signed"] = float(np.mean(d) / mean[r, 1, K])
-            m["small_group_worst_rel_gap_se"] = float(
-                np.std(d, ddof=1) / np.sqrt(len(d)) / abs(mean[r, 1, K])
-            )
+            mean[reward, int(g), int(K)] = float(W.mean())
+            m[f"W_{reward}_g{g}_K{K}"] = float(W.mean())
+        reps = len(next(iter(final.values())))
+        m["lbr_replicates"] = float(reps)
+        # (a) per (reward, K): paired relative gap, its 95% t-interval (two-sided); the claim
+        # compares the interval's bound farthest from zero with the threshold
+        t95 = stats.t.ppf(0.975, reps - 1) if reps > 1 else np.inf
+        bound, point = {}, {}
+        for r in REWARDS:
+            for K in config.Ks:
+                diff = final[f"{r}|2|{K}"] - final[f"{r}|1|{K}"]
+                base = abs(mean[r, 1, K])
+                point[r, K] = diff.mean() / base
+                half = t95 * diff.std(ddof=1) / np.sqrt(reps) / base if reps > 1 else np.inf
+                bound[r, K] = abs(point[r, K]) + half
+                m[f"small_group_rel_gap_{r}_K{K}"] = float(point[r, K])
+                m[f"small_group_rel_gap_ci_half_{r}_K{K}"] = float(half)
+        worst = max(bound, key=bound.get)
+        m["small_group_ci_bound_max"] = float(bound[worst])
+        m["small_group_ci_bound_max_is_engagement"] = float(worst[0] == "engagement")
+        m["small_group_ci_bound_max_K"] = float(worst[1])
+        m["small_group_max_rel_gap"] = float(max(abs(v) for v in point.values()))
+        # convergence: share of runs whose stopping rule held, and the drift of those that ran
+        # out of rounds (|W_end - W at 3/4 of the run|)
+        stop = np.concatenate(list(stopped.values()))
+        m["lbr_converged_fraction"] = float(np.mean(stop >= 0))
+        for r in REWARDS:
+            for g in config.group_sizes:
+                s = np.concatenate([stopped[f"{r}|{g}|{K}"] for K in config.Ks])
+                m[f"lbr_converged_fraction_{r}_g{g}"] = float(np.mean(s >= 0))
+        late = np.concatenate([drift[k][stopped[k] < 0] for k in drift])
+        m["lbr_unconverged_drift_max"] = float(late.max(initial=0.0))
+        m["lbr_unconverged_drift_median"] = float(np.median(late)) if late.size else 0.0
+        m["lbr_stop_round_median"] = float(np.median(stop[stop >= 0])) if (stop >= 0).any() else nan
         n = config.n
-        change = [
-            abs(o["final"][f"exposure|{n}|{K}"] - o["start"][f"exposure|{n}|{K}"])
-            for o in lbr
-            for K in config.Ks
-            if f"exposure|{n}|{K}" in o["final"]
-        ]
-        m["exposure_grand_max_change"] = max(change, default=nan)
-        gains = [
-            float(
-                np.mean(
-                    [
-                        o["final"][f"engagement|{n}|{K}"] - o["start"][f"engagement|{n}|{K}"]
-                        for o in lbr
-                    ]
-                )
+        m["exposure_grand_max_change"] = float(
+            max(
+                np.abs(final[f"exposure|{n}|{K}"] - start[f"exposure|{n}|{K}"]).max()
+                for K in config.Ks
             )
-            for K in config.Ks
-            if f"engagement|{n}|{K}" in lbr[0]["final"]
-        ]
-        m["engagement_grand_min_gain"] = min(gains, default=nan)
+        )
+        m["engagement_grand_min_gain"] = float(
+            min(
+                (final[f"engagement|{n}|{K}"] - start[f"engagement|{n}|{K}"]).mean()
+                for K in config.Ks
+            )
+        )
         for K in config.Ks:
-            m[f"W_start_K{K}"] = float(np.mean([o["start"][f"exposure|1|{K}"] for o in lbr]))
-        m["lbr_accepted_last_max"] = max(max(o["accepted_last"].values()) for o in lbr)
+            m[f"W_start_K{K}"] = float(start[f"exposure|1|{K}"].mean())
 
     poa = by.get("poa", [])
     if poa:
-        rows = np.array([r for _, o in poa for r in o["rows"]], dtype=float)  # (N, 6)
+        rows = np.array([r for _, o in poa for r in o["rows"]], dtype=float)  # (N, 9)
         binary, g, engage, K, value = (
             rows[:, 1] == 1,
             rows[:, 2],
@@ -249,6 +282,16 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         m["exposure_random_poa_over_k1_max"] = float(
             np.max(value[exp] / (K[exp] + 1), initial=-np.inf)
         )
+        sg_stop, sg_pne, sg_w = rows[:, 6] == 1, rows[:, 7] == 1, rows[:, 8]
+        m["self_greedy_stopped_fraction"] = float(sg_stop.mean())
+        m["self_greedy_stopped_fraction_when_pne_exists"] = float(sg_stop[has].mean())
+        m["self_greedy_pne_fraction_when_stopped"] = float(sg_pne[sg_stop].mean())
+        m["self_greedy_welfare_over_optimum_min"] = float(sg_w[sg_stop].min())
+        m["self_greedy_welfare_over_optimum_mean"] = float(sg_w[sg_stop].mean())
+        for reward, paid in zip(REWARDS, (~engage, engage), strict=True):
+            sel = sg_stop & paid & has & (sg_w > 0)
+            # optimum / W at Self-Greedy's PNE (the PoA is this ratio at the worst PNE)
+            m[f"self_greedy_opt_ratio_max_{reward}"] = float(np.max(1 / sg_w[sel], initial=-np.inf))
         bests = [o["best_drop"] for _, o in poa if o["best_drop"] is not None]
         m["k_nonmonotone_max_drop"] = max((b["drop"] for b in bests), default=nan)
         drops = np.array([d for _, o in poa for d in o["drops"]], dtype=float)  # (N, 3)
@@ -282,10 +325,14 @@ def _fig_welfare(config: Config, lbr: list[dict]) -> Figure:
     fig = Figure(figsize=(9, 3.6))
     axes = fig.subplots(1, 2, sharey=True)
     Ks = np.array(config.Ks)
-    start = np.array([[o["start"][f"exposure|1|{K}"] for K in Ks] for o in lbr])  # (R, |K|)
+
+    def runs(part, key):  # (R,) over every batch
+        return np.concatenate([o[part][key] for o in lbr])
+
+    start = np.array([runs("start", f"exposure|1|{K}") for K in Ks]).T  # (R, |K|)
     for ax, reward in zip(axes, REWARDS, strict=True):
         for j, g in enumerate(config.group_sizes):
-            W = np.array([[o["final"][f"{reward}|{g}|{K}"] for K in Ks] for o in lbr])
+            W = np.array([runs("final", f"{reward}|{g}|{K}") for K in Ks]).T  # (R, |K|)
             se = W.std(axis=0, ddof=1) / np.sqrt(len(W)) if len(W) > 1 else 0 * Ks
             ax.errorbar(Ks, W.mean(axis=0), se, color=f"C{j}", marker="o", ms=3, label=f"g={g}")
         ax.plot(Ks, start.mean(axis=0), "k:", label="start")
@@ -302,9 +349,11 @@ def _fig_traces(config: Config, out: dict) -> Figure:
     axes = fig.subplots(1, 2, sharey=True)
     for ax, reward in zip(axes, REWARDS, strict=True):
         for j, g in enumerate(config.group_sizes):
-            trace = np.array(out["trace"][f"{reward}|{g}"])
+            trace = np.array(out["trace"][f"{reward}|{g}|{config.trace_K}"])
             ax.plot(5 * np.arange(len(trace)), trace, color=f"C{j}", label=f"g={g}")
-        ax.set_title(f"{reward} rewards, K={config.trace_K}, replicate 0", fontsize=9)
+        ax.set_title(
+            f"{reward} rewards, K={config.trace_K}, replicate 0 (until it stops)", fontsize=9
+        )
         ax.set_xlabel("LBR round")
         ax.legend(fontsize=7)
     axes[0].set_ylabel("user welfare W")
