@@ -1,0 +1,163 @@
+"""Free-form answers against accepted film titles (DIS-CO, Duarte et al., ICML 2025, Sec. 3).
+
+DIS-CO asks a model to name the film a frame comes from and counts a frame as identified when the
+answer is one of the film's accepted titles. The official code compares strings exactly against a
+curated list of title variants per film; our lists (``data/movies.csv``) are our own curation, so
+the comparison is made on normalised titles, with a small typo tolerance that cannot turn one
+film's title into another's. The rules, in order:
+
+1. *normalise* both strings (:func:`normalize_title`): accents dropped, lower case, ``&`` read as
+   ``and``, a trailing year in brackets dropped (``Aladdin (2019)``), apostrophes and full stops
+   removed (``E.T.`` -> ``et``), every other run of non-alphanumerics a single space, the
+   articles ``the``, ``a``, ``an`` removed; equal normalised strings match;
+2. a one-word accepted title matches an answer that spells it in several words
+   (``Long Legs`` for ``Longlegs``);
+3. a *typo*: the same number of words, and every word equal except at most one word of six
+   letters or more that is one edit (insertion, deletion or substitution) away, the edit
+   touching neither its first nor its last letter and neither word containing a digit
+   (``Bhemian Rhapsody`` matches; ``Twister`` is not ``Twisters``, ``The Exorcist`` is not
+   ``The Exorcism``, ``Despicable Me 3`` is not ``Despicable Me 4``,
+   ``Kung Fu Panda`` is not ``Kung Fu Panda 4``, ``Beetlejuice`` is not
+   ``Beetlejuice Beetlejuice``).
+
+A franchise name alone (``Pirates of the Caribbean`` for *At World's End*) is not a match: it
+does not say which film, and the paper's task is to name the film.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+ARTICLES = frozenset({"the", "a", "an"})
+TYPO_MIN_LETTERS = 6
+
+# Leading phrases a chatty model puts before the title ("The movie is ...").
+_LEAD_INS = re.compile(
+    r"^(?:i think |i believe |my guess is |this (?:frame |image |scene )?is from |"
+    r"the (?:movie|film) (?:is|might be|could be|appears to be) |movie name:? |title:? |"
+    r"answer:? )",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=65536)
+def normalize_title(text: str) -> str:
+    """The normal form of a title (rule 1 of the module doc): ``"The King's Man"`` ->
+    ``"kings man"``."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string, got {type(text).__name__}")
+    folded = unicodedata.normalize("NFKD", text)
+    folded = "".join(c for c in folded if not unicodedata.combining(c)).lower()
+    folded = folded.replace("&", " and ")
+    folded = re.sub(r"\(\s*\d{4}\s*\)\s*$", "", folded)
+    folded = re.sub(r"['\u2019.]", "", folded)
+    words = re.sub(r"[^0-9a-z]+", " ", folded).split()
+    return " ".join(w for w in words if w not in ARTICLES)
+
+
+def _one_inner_edit_apart(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by exactly one insertion, deletion or substitution that
+    touches neither the first nor the last letter (``bhemian``/``bohemian`` yes;
+    ``exorcist``/``exorcism`` and ``twister``/``twisters`` no: a changed ending is another
+    word more often than a typo)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if i == 0 or i >= len(b) - 1:
+        return False
+    if len(a) == len(b):
+        return a[i + 1 :] == b[i + 1 :]
+    return a[i:] == b[i + 1 :]
+
+
+def _typo_match(answer: str, title: str) -> bool:
+    """Rule 3 of the module doc, on normalised strings."""
+    a_words, t_words = answer.split(), title.split()
+    if len(a_words) != len(t_words):
+        return False
+    differing = [(a, t) for a, t in zip(a_words, t_words, strict=True) if a != t]
+    if len(differing) != 1:
+        return False
+    a, t = differing[0]
+    if any(c.isdigit() for c in a + t) or min(len(a), len(t)) < TYPO_MIN_LETTERS:
+        return False
+    return _one_inner_edit_apart(a, t)
+
+
+@lru_cache(maxsize=262144)
+def _match_normalized(answer: str, titles: tuple[str, ...]) -> bool:
+    if not answer:
+        return False
+    for title in titles:
+        if answer == title:
+            return True
+        if " " not in title and answer.replace(" ", "") == title:
+            return True
+        if _typo_match(answer, title):
+            return True
+    return False
+
+
+def match_title(answer: str, accepted: Sequence[str]) -> bool:
+    """Whether a free-form ``answer`` names the film whose accepted titles are ``accepted``
+    (the rules of the module doc). An empty answer never matches."""
+    if isinstance(accepted, str) or not isinstance(accepted, Sequence) or not accepted:
+        raise ValueError("accepted must be a non-empty sequence of title strings")
+    titles = tuple(normalize_title(t) for t in accepted)
+    if not all(titles):
+        raise ValueError(f"accepted titles must not be empty after normalisation: {accepted!r}")
+    return _match_normalized(normalize_title(answer), titles)
+
+
+def match_many(answers: Iterable[str], accepted: Sequence[str]) -> list[bool]:
+    """:func:`match_title` for each answer against the same accepted titles (cached per
+    distinct answer, so a long list of repeated answers costs one comparison each)."""
+    if isinstance(accepted, str) or not isinstance(accepted, Sequence) or not accepted:
+        raise ValueError("accepted must be a non-empty sequence of title strings")
+    titles = tuple(normalize_title(t) for t in accepted)
+    return [_match_normalized(normalize_title(a), titles) for a in answers]
+
+
+def parse_answer(text: str) -> tuple[str, bool]:
+    """The film title in a model's free-form reply, and whether the reply was well formed.
+
+    We ask for JSON ``{"movie_name": ...}`` (as the official code's structured output does);
+    a reply that is not JSON is still read: the text in the first pair of double quotes, else
+    the first line with a lead-in such as "The movie is" and a final full stop removed. A reply
+    that gives no title (empty, JSON without a string ``movie_name``, JSON cut off before the
+    title ends) returns ``("", False)``;
+    a title read from non-JSON text returns ``(title, False)``: usable, but counted as
+    malformed. A reply is never an error."""
+    if not isinstance(text, str):
+        return "", False
+    stripped = text.strip()
+    fenced = re.match(r"^```(?:json)?\s*(.*?)\s*```$", stripped, re.DOTALL)
+    if fenced:
+        stripped = fenced.group(1)
+    if stripped.startswith("{"):
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict):
+            name = data.get("movie_name", data.get("title"))
+            if isinstance(name, str) and name.strip():
+                return name.strip(), True
+            return "", False
+        # broken JSON (e.g. cut off by the token limit): a complete title field or nothing
+        field = re.search(r'"(?:movie_name|title)"\s*:\s*"([^"\n]+)"', stripped)
+        return (field.group(1).strip(), False) if field else ("", False)
+    quoted = re.search(r'"([^"\n]+)"', stripped)
+    if quoted:
+        return quoted.group(1).strip().rstrip("."), False
+    first = stripped.splitlines()[0].strip() if stripped else ""
+    first = _LEAD_INS.sub("", first).strip().rstrip(".").strip()
+    return first, False
