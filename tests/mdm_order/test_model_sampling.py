@@ -6,6 +6,7 @@ from icml25.mdm_order import (
     MDMConfig,
     SudokuMDM,
     accuracy,
+    adaptive_decode,
     decode,
     legal_candidates,
     load_model,
@@ -16,6 +17,7 @@ from icml25.mdm_order import (
     train_mdm,
     unmask_counts,
 )
+from icml25.mdm_order.subproblems import order_losses
 from icml25.mdm_order.sudoku import PEERS
 
 TINY = MDMConfig(d_model=16, n_layer=1, n_head=2, d_ff=32)
@@ -78,8 +80,10 @@ def test_adaptive_orders_pick_the_right_cell():
     assert first["top_prob"][3] == 0 and first["top_margin"][7] == 0
 
 
-def test_gumbel_top_1_is_a_softmax_of_the_scores():
-    """With gumbel = tau, the first cell is chosen with probability softmax(score / tau)."""
+def test_gumbel_top_1_is_a_softmax_of_the_log_scores_at_the_annealed_temperature():
+    """The official scheme: log-score plus gumbel * (fraction still masked after the step) * G,
+    so the first cell is chosen with probability softmax(log p / tau_i), tau_i = tau (1 - 1/2)
+    at the first of 2 steps."""
     probs = np.full((81, 9), 1 / 9)
     probs[0] = np.eye(9)[0]  # max prob 1
     probs[1] = np.r_[0.5, np.full(8, 0.5 / 8)]  # max prob .5
@@ -89,13 +93,23 @@ def test_gumbel_top_1_is_a_softmax_of_the_scores():
                   "534678912672195348198342567859761423426853791713924856961537284287419635345286179"])[2:],
         (4000, 1),
     )  # fmt: skip
-    tau = 0.5
+    tau = 2.0
     d = decode(puzzle, constant_model(probs), "top_prob", 2, seed=0, gumbel=tau)
     picked_first = (d.step[:, 0] == 0).mean()
-    expected = np.exp(1 / tau) / (np.exp(1 / tau) + np.exp(0.5 / tau))
-    assert abs(picked_first - expected) < 0.03  # 4000 draws: std 0.006
+    expected = 1 / (1 + 0.5 ** (1 / (tau / 2)))  # softmax of (log 1, log .5) at temperature 1
+    assert abs(picked_first - expected) < 0.03  # 4000 draws: std 0.007
     d = decode(puzzle, constant_model(probs), "top_prob", 2, seed=0, gumbel=0.0)
     assert (d.step[:, 0] == 0).all()
+
+
+def test_gumbel_noise_vanishes_at_the_last_step():
+    """With one step everything is unmasked at once; with 81 steps the last cell is the one
+    left, whatever the noise: the annealed temperature there is 0."""
+    probs = np.tile(np.r_[0.9, np.full(8, 0.1 / 8)], (81, 1))
+    probs[80] = np.r_[0.2, np.full(8, 0.8 / 8)]  # the least confident cell
+    puzzle = np.zeros((50, 81), dtype=int)
+    d = decode(puzzle, constant_model(probs), "top_prob", 81, seed=0, gumbel=0.5)
+    assert (d.step >= 0).all() and (d.step.max(1) == 80).all()
 
 
 def test_vanilla_order_is_uniform_and_values_follow_p():
@@ -200,3 +214,60 @@ def test_bad_arguments(data):
         train_mdm(puzzles, solutions, config=TINY, steps=1, lr=0.0)
     with pytest.raises(ValueError, match="n_head"):
         SudokuMDM(MDMConfig(d_model=10, n_head=3))
+
+
+def test_adaptive_decode_is_generic():
+    """Another vocabulary, length and mask id: 6 tokens, [MASK] = 2, length 12; the model is
+    sure of position j's token (j % 5 mapped past the mask) with confidence rising with j."""
+    L, V, mask = 12, 6, 2
+    conf = np.linspace(0.3, 0.95, L)  # (L,)
+    target = np.array([j % 5 if j % 5 < mask else j % 5 + 1 for j in range(L)])  # never 2
+
+    def logits_fn(tokens):
+        p = np.full((len(tokens), L, V), 1e-3)
+        p[:, np.arange(L), target] = conf
+        return np.log(p)
+
+    tokens = np.full((3, L), mask)
+    tokens[:, 0] = 5  # given, never changed
+    d = adaptive_decode(tokens, logits_fn, mask, "top_prob", steps=L - 1, seed=0, answers=None)
+    assert (d.tokens != mask).all() and (d.tokens[:, 0] == 5).all()
+    # one position per step, the most confident first: position L-1 at step 0, 1 last
+    assert (d.step[:, L - 1] == 0).all() and (d.step[:, 1] == L - 2).all()
+    forced = adaptive_decode(tokens, logits_fn, mask, "vanilla", 4, seed=1,
+                             answers=np.where(tokens == mask, target, 5))  # fmt: skip
+    expected = -np.log(conf / (conf + (V - 2) * 1e-3))  # [MASK] excluded from the softmax
+    np.testing.assert_allclose(forced.loss[:, 1:], np.broadcast_to(expected[1:], (3, L - 1)))
+    torch_fn = lambda t: torch.as_tensor(logits_fn(t))  # noqa: E731  a torch tensor works too
+    again = adaptive_decode(tokens, torch_fn, mask, "top_prob", steps=L - 1, seed=0)
+    np.testing.assert_array_equal(again.tokens, d.tokens)
+    with pytest.raises(ValueError, match="logits_fn"):
+        adaptive_decode(tokens, lambda t: np.zeros((3, L)), mask)
+    with pytest.raises(ValueError, match="vocabulary"):
+        adaptive_decode(np.where(tokens == 5, 9, tokens), logits_fn, mask)  # 9 >= V
+    with pytest.raises(ValueError, match="tokens"):
+        adaptive_decode(tokens.astype(float), logits_fn, mask)
+    with pytest.raises(ValueError, match="mask_id"):
+        adaptive_decode(tokens, logits_fn, -1)
+    with pytest.raises(ValueError, match="answers"):
+        adaptive_decode(tokens, logits_fn, mask, answers=tokens)
+
+
+def test_order_losses_of_the_analytic_and_exact_models(data):
+    puzzles, solutions = data
+    ratios = [0.2, 0.5, 0.9]
+    rand, solver = order_losses(legal_candidates, puzzles, solutions, ratios, seed=0)
+    # the solver's next round is deducible by one round of singles: the analytic model is sure
+    np.testing.assert_allclose(solver, 0.0, atol=1e-9)
+    assert rand[-1] > 0.1 and rand[0] < rand[-1]  # random masks hide cells singles cannot fix
+
+    def exact(tokens):
+        return np.eye(9)[solutions[: len(tokens)] - 1]
+
+    rand, solver = order_losses(exact, puzzles, solutions, ratios, seed=0)
+    np.testing.assert_allclose(np.r_[rand, solver], 0.0, atol=1e-9)
+    with pytest.raises(ValueError, match="ratios"):
+        order_losses(exact, puzzles, solutions, [0.0, 0.5])
+    hard, hard_s = make_puzzles(2, (30, 36), "hard", seed=0, pool=4)
+    with pytest.raises(ValueError, match="singles"):
+        order_losses(exact, hard, hard_s, ratios)

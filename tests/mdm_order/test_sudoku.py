@@ -8,6 +8,8 @@ from icml25.mdm_order import (
     make_puzzles,
     propagate,
     random_solutions,
+    search_effort,
+    singles_rounds,
     singles_solvable,
     solve_exact,
     to_candidates,
@@ -85,8 +87,8 @@ def test_random_solutions_are_valid_and_diverse():
 
 @pytest.mark.parametrize("kind", ["singles", "hard"])
 def test_generated_puzzles_are_unique_and_split_by_difficulty(kind):
-    p, s = make_puzzles(12, (30, 36), kind, seed=1, pool=4)
-    assert p.shape == s.shape == (12, 81)
+    p, s = make_puzzles(6, (30, 36), kind, seed=1, pool=4)
+    assert p.shape == s.shape == (6, 81)
     assert ((p == 0) | (p == s)).all()  # clues agree with the solution
     counts, first = count_solutions(p, limit=2)
     assert (counts == 1).all() and (first == s).all()
@@ -128,7 +130,41 @@ def test_bad_arguments():
         make_puzzles(2, (30, 36), "medium", seed=0)
     with pytest.raises(ValueError, match="givens"):
         make_puzzles(2, (36, 30), "singles", seed=0)
+    with pytest.raises(ValueError, match="min_guesses"):
+        make_puzzles(2, (30, 36), "hard", seed=0, min_guesses=0)
     with pytest.raises(ValueError, match="n must"):
         make_puzzles(0, (30, 36), "singles", seed=0)
     with pytest.raises(ValueError, match="exactly one"):
         solve_exact(np.zeros(81, dtype=int))
+
+
+@pytest.fixture(scope="module")
+def hard2():
+    return make_puzzles(4, (30, 36), "hard", seed=4, pool=4, min_guesses=2)
+
+
+def test_search_effort_measures_difficulty(hard2):
+    easy, _ = make_puzzles(6, (30, 36), "singles", seed=4, pool=4)
+    assert (search_effort(easy) == 0).all()  # singles alone: no guess
+    hard, sol = hard2
+    assert (search_effort(hard) >= 2).all()
+    counts, first = count_solutions(hard, limit=2)
+    assert (counts == 1).all() and (first == sol).all()
+    # an empty grid has many solutions: proving a second one takes at least one guess
+    assert search_effort(np.zeros(81, dtype=int))[0] >= 1
+
+
+def test_singles_rounds_give_a_deducible_order(hard2):
+    """Every blank of a singles puzzle gets a round, and with every cell of the earlier rounds
+    filled in, one more round of singles fixes it (the analytic model is sure of it)."""
+    from icml25.mdm_order import legal_candidates
+
+    p, s = make_puzzles(8, (30, 36), "singles", seed=5, pool=4)
+    rounds = singles_rounds(p)
+    assert ((rounds == 0) == (p > 0)).all() and (rounds[p == 0] >= 1).all()
+    for k in range(1, rounds.max() + 1):
+        visible = np.where((rounds < k) & (rounds >= 0), s, 0)
+        probs = legal_candidates(visible)  # (8, 81, 9)
+        sure = np.take_along_axis(probs, (s - 1)[..., None], -1)[..., 0]
+        assert (sure[rounds == k] == 1.0).all()
+    assert (singles_rounds(hard2[0]) == -1).any(1).all()  # singles stall: some cells never fixed

@@ -10,6 +10,13 @@ follow HKUNLP/diffusion-vs-ar, which the paper reuses).
 1.0
 """
 
+from icml25.mdm_order.adaptive import (
+    STRATEGIES,
+    Decoding,
+    adaptive_decode,
+    planner_scores,
+    unmask_counts,
+)
 from icml25.mdm_order.generate import augment, make_puzzles, random_solutions
 from icml25.mdm_order.model import (
     MDMConfig,
@@ -21,19 +28,19 @@ from icml25.mdm_order.model import (
     train_mdm,
 )
 from icml25.mdm_order.sampling import (
-    STRATEGIES,
-    Decoding,
     accuracy,
     decode,
+    digit_logits,
     legal_candidates,
     predictor,
     solve,
-    unmask_counts,
 )
 from icml25.mdm_order.sudoku import (
     check_grids,
     count_solutions,
     propagate,
+    search_effort,
+    singles_rounds,
     singles_solvable,
     solve_exact,
     to_candidates,
@@ -47,17 +54,22 @@ __all__ = [
     "SudokuMDM",
     "TrainLog",
     "accuracy",
+    "adaptive_decode",
     "augment",
     "check_grids",
     "count_solutions",
     "decode",
+    "digit_logits",
     "legal_candidates",
     "load_model",
     "make_puzzles",
     "mdm_loss",
+    "planner_scores",
     "predictor",
     "propagate",
     "random_solutions",
+    "search_effort",
+    "singles_rounds",
     "singles_solvable",
     "solve",
     "solve_exact",

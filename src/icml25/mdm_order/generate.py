@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from icml25.common.validate import check_int
-from icml25.mdm_order.sudoku import count_solutions, singles_solvable
+from icml25.mdm_order.sudoku import count_solutions, search_effort, singles_solvable
 
 KINDS = ("singles", "hard")
 
@@ -70,7 +70,7 @@ def _unique(puzzles: np.ndarray) -> np.ndarray:
 
 
 def make_puzzles(
-    n: int, givens: tuple[int, int], kind: str, seed: int, pool: int = 64
+    n: int, givens: tuple[int, int], kind: str, seed: int, pool: int = 64, min_guesses: int = 1
 ) -> tuple[np.ndarray, np.ndarray]:
     """``n`` puzzles of ``kind`` with a unique solution: ``(puzzles, solutions)``, each ``(n, 81)``.
 
@@ -79,7 +79,9 @@ def make_puzzles(
     uniformly in ``givens = (low, high)`` (or until no cell can go: then a few more givens).
     ``"singles"`` returns these. ``"hard"`` goes on blanking in a new random order, keeping a
     blank only while the solution stays unique (counted to 2), and stops at the first puzzle
-    that singles no longer solve; draws that never get there are redrawn.
+    whose difficulty, the solver's search (:func:`~icml25.mdm_order.sudoku.search_effort`:
+    branchings to find the solution and prove it unique), reaches ``min_guesses``; draws that
+    never get there are redrawn. ``min_guesses = 1``: the first puzzle singles no longer solve.
     """
     n = check_int("n", n, minimum=1)
     low, high = (check_int("givens", g, minimum=17) for g in givens)
@@ -87,6 +89,7 @@ def make_puzzles(
         raise ValueError(f"givens must be (low, high) with 17 <= low <= high <= 80, got {givens}")
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    min_guesses = check_int("min_guesses", min_guesses, minimum=1)
     rng = np.random.default_rng(seed)
     found_p, found_s, have = [], [], 0
     while have < n:
@@ -98,8 +101,9 @@ def make_puzzles(
         ok = np.ones(batch, dtype=bool)
         if kind == "hard":
             order = rng.random((batch, 81)).argsort(1)
-            puzzles = _remove_greedily(puzzles, order, lambda p, _: ~singles_solvable(p), _unique)
-            ok = ~singles_solvable(puzzles)
+            hard_enough = lambda p, _: search_effort(p) >= min_guesses  # noqa: E731
+            puzzles = _remove_greedily(puzzles, order, hard_enough, _unique)
+            ok = search_effort(puzzles) >= min_guesses
         found_p.append(puzzles[ok])
         found_s.append(sol[ok])
         have += int(ok.sum())

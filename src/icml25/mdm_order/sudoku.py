@@ -148,6 +148,27 @@ def singles_solvable(puzzles) -> np.ndarray:
     return ~dead & (POPCOUNT[cand] == 1).all(1)
 
 
+def singles_rounds(puzzles) -> np.ndarray:
+    """``(N, 81)`` the round of naked + hidden singles at which each cell is fixed: 0 for the
+    clues, ``k >= 1`` for a cell first fixed by round ``k`` (each round: one naked-singles
+    elimination, then hidden singles, on the state the previous rounds left), -1 for a cell
+    singles never fix. Sorting the blanks by round gives the order in which a human-style
+    solver fills the grid (the "solver's order" of the paper's autoregressive baseline)."""
+    grids = check_grids("puzzles", puzzles)
+    cand = to_candidates(grids)
+    rounds = np.where(grids > 0, 0, -1)  # (N, 81)
+    for k in range(1, 82):
+        new = eliminate(cand)
+        forced = hidden_singles(new)
+        new = np.where(POPCOUNT[forced] == 1, new & forced, new).astype(np.uint16)
+        fresh = (POPCOUNT[new] == 1) & (rounds < 0)
+        if not fresh.any():
+            break
+        rounds[fresh] = k
+        cand = new
+    return rounds
+
+
 def count_solutions(
     puzzles, limit: int = 2, seed: int | None = None, chunk: int = 4096
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -160,6 +181,20 @@ def count_solutions(
     the digit taken, and the digit excluded. With a ``seed`` the digit tried first is random
     (used to draw random full grids), else the smallest.
     """
+    counts, first, _ = _search(puzzles, limit, seed, chunk)
+    return counts, first
+
+
+def search_effort(puzzles, chunk: int = 4096) -> np.ndarray:
+    """``(N,)`` the difficulty of each puzzle as the solver's search: the number of branchings
+    (guesses) :func:`count_solutions` makes to count its solutions to 2, that is to find the
+    solution and prove it unique, with singles propagated at every node and the smallest digit
+    tried first. 0 = naked and hidden singles alone solve it."""
+    return _search(puzzles, 2, None, chunk)[2]
+
+
+def _search(puzzles, limit, seed, chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The depth-first search of :func:`count_solutions`; also returns the branchings ``(N,)``."""
     from icml25.common.validate import check_int
 
     grids = check_grids("puzzles", puzzles)
@@ -168,6 +203,7 @@ def count_solutions(
     rng = np.random.default_rng(seed) if seed is not None else None
     n = len(grids)
     counts = np.zeros(n, dtype=np.int64)
+    guesses = np.zeros(n, dtype=np.int64)
     first = np.zeros((n, 81), dtype=np.int64)
     stack_cand, stack_owner = to_candidates(grids), np.arange(n)
     while len(stack_owner):
@@ -188,6 +224,7 @@ def count_solutions(
         cand, owner, pop = cand[~solved], owner[~solved], pop[~solved]
         if not len(owner):
             continue
+        guesses += np.bincount(owner, minlength=n)
         cell = np.argmin(np.where(pop > 1, pop, 99), axis=1)  # (S,)
         rows = np.arange(len(owner))
         mask = cand[rows, cell]
@@ -203,7 +240,7 @@ def count_solutions(
         # LIFO: the "digit taken" children are explored first
         stack_cand = np.concatenate([stack_cand, without, with_digit])
         stack_owner = np.concatenate([stack_owner, owner, owner])
-    return counts, first
+    return counts, first, guesses
 
 
 def solve_exact(puzzles) -> np.ndarray:
