@@ -151,6 +151,7 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             gap = boot[:, 0] - boot[:, 1]  # paired
             measurements[f"image_minus_caption_bootstrap_mean_{tag}"] = float(gap.mean())
             measurements[f"image_above_caption_fraction_{tag}"] = float((gap > 0).mean())
+            measurements[f"caption_above_image_fraction_{tag}"] = float((gap < 0).mean())
             measurements[f"image_minus_caption_auc_{tag}"] = float(part["auc"][0] - part["auc"][1])
             measurements[f"floor_rules_differ_frames_{tag}"] = float(part["floor_rules_differ"])
             measurements[f"suspect_films_image_above_caption_{tag}"] = float(
@@ -222,6 +223,7 @@ def _fig_aucs(config: Config, per_model: dict) -> Figure:
         ax.set_title(f"{frame_type} frames", fontsize=9)
     axes[0].set_ylabel("AUC, suspect vs clean")
     axes[0].legend(fontsize=7, loc="lower left")
+    fig.suptitle("Answers released with the paper (offline, no model queried)", fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -245,5 +247,6 @@ def _fig_scores(config: Config, out: dict) -> Figure:
         ax.set_title(f"{frame_type} frames", fontsize=9)
     axes[0].set_ylabel("fraction named from the image")
     axes[0].legend(fontsize=7)
+    fig.suptitle("GPT-4o, answers released with the paper (offline)", fontsize=9)
     fig.tight_layout()
     return fig
