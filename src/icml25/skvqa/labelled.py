@@ -116,8 +116,8 @@ EXAMPLES: tuple[Example, ...] = (
         True, "held_out"),
     _ex(LIGHTHOUSE, "What is the pattern of flashes of a tower like this one called?",
         "its characteristic", True, True, "held_out"),
-    _ex(LIGHTHOUSE, "Why were lighthouse keepers no longer needed?", "automation", False, False,
-        "held_out"),
+    _ex(LIGHTHOUSE, "Why were lighthouse keepers no longer needed?", "automation", True, False,
+        "held_out"),  # supported ("were automated ... and keepers left"), not verbatim
     _ex(LIGHTHOUSE, "By when had most such buildings been automated?",
         "the end of the twentieth century", True, True, "held_out"),
     _ex(LIGHTHOUSE, "How tall is the lighthouse at sunset in the picture?", "40 metres", False,
