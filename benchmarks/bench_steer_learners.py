@@ -5,7 +5,8 @@ user would otherwise do.
    256 replicates, seed 0): the epoch-based drift-to-noise control (geometric schedule) against
    constant steps (``eta_0``, ``alpha_0`` throughout) and against the textbook diminishing
    Robbins-Monro schedule ``eta_t = eta_0 / (1 + t / T_0)``, ``alpha_t = alpha_0 / (1 + t / T_0)``
-   (same drift cap). Final tracking error and suboptimality, and wall time.
+   (same drift cap), each with the decision-maker that estimates J online (the default) and
+   the one that knows J. Final tracking error and suboptimality, and wall time.
 2. The steady-state tracking error of a leader on a straight path: our closed form (discrete
    Lyapunov equation + steady lag) against estimating it by simulation (32 replicates,
    ``10 / (mu eta)`` steps, the second half averaged), as a user without the decoupling would.
@@ -39,35 +40,44 @@ def steering_rows() -> list[list[object]]:
     rows = []
     for name, problem in (("synthetic", sl.synthetic_problem), ("rideshare", sl.rideshare_problem)):
         game, cost, sigma = problem(config)
-        geo = sl.schedule(config, game, "geometric")
-        const = sl.schedule(config, game, "constant")
-        total = int(geo[2].sum())
-        T0 = int(geo[2][0])
-        decay = 1.0 / (1.0 + np.arange(total) / T0)
-        robbins = (geo[0][0] * decay, geo[1][0] * decay, np.ones(total, dtype=int))
-        for label, (etas, alphas, lengths) in (
-            ("epoch-based (ours)", geo),
-            ("constant steps", const),
-            ("Robbins-Monro 1/t", robbins),
+        for kind, label in (
+            ("geometric", "epoch-based (paper)"),
+            ("constant", "constant steps"),
+            ("robbins_monro", "Robbins-Monro 1/t"),
         ):
-            t0 = time.perf_counter()
-            run = steer(
-                game,
-                cost,
-                etas,
-                alphas,
-                lengths,
-                sigma,
-                np.zeros(game.action_dim),
-                replicates=config.steer_replicates,
-                record_every=total,
-                seed=0,
-            )
-            elapsed = time.perf_counter() - t0
-            rows.append(
-                [name, label, total, float(run.tracking[-1]), float(run.suboptimality[-1]), elapsed]
-            )
-            print(table(STEER_HEADER, rows[-1:]), flush=True)
+            etas, alphas, lengths = sl.schedule(config, game, kind)
+            total = int(lengths.sum())
+            for leader in ("estimate", "exact"):
+                t0 = time.perf_counter()
+                run = steer(
+                    game,
+                    cost,
+                    etas,
+                    alphas,
+                    lengths,
+                    sigma,
+                    np.zeros(game.action_dim),
+                    J_hat=leader,
+                    probe=config.probe,
+                    refit_every=config.refit_every,
+                    replicates=config.steer_replicates,
+                    record_every=total,
+                    seed=0,
+                )
+                elapsed = time.perf_counter() - t0
+                j = "estimated" if leader == "estimate" else "known"
+                rows.append(
+                    [
+                        name,
+                        label,
+                        j,
+                        total,
+                        float(run.tracking[-1]),
+                        float(run.suboptimality[-1]),
+                        elapsed,
+                    ]
+                )
+                print(table(STEER_HEADER, rows[-1:]), flush=True)
     return rows
 
 
@@ -91,7 +101,15 @@ def closed_form_rows() -> list[list[object]]:
     return rows
 
 
-STEER_HEADER = ["game", "method", "rounds", "final tracking", "final suboptimality", "seconds"]
+STEER_HEADER = [
+    "game",
+    "schedule",
+    "J",
+    "rounds",
+    "final tracking",
+    "final suboptimality",
+    "seconds",
+]
 CLOSED_HEADER = [
     "eta",
     "sim steps",
