@@ -15,6 +15,11 @@
    ours (numpy sort + masked softmax, exact tie rule) against ``torch.topk`` + ``softmax`` on one
    thread (no tie rule; random contents have no ties). Agreement: max |W_ours - W_torch|.
 
+3. Finding one group PNE (groups of 2, 3 contents, 3 users, K = 2, engagement rewards):
+   :func:`icml25.creator_groups.self_greedy` (greedy placement, then group best-response
+   sweeps) against enumerating every profile with ``brute_force_equilibria`` and taking a PNE.
+   Agreement: Self-Greedy's profile is in the brute force's PNE set.
+
     python benchmarks/bench_creator_groups.py
 """
 
@@ -35,10 +40,12 @@ from icml25.creator_groups import (  # noqa: E402
     creator_rewards,
     equal_groups,
     sample_sphere,
+    self_greedy,
     top_k_matching,
 )
 
 PNE_SIZES = [(3, 3, 1), (3, 3, 3), (4, 3, 2), (4, 4, 1), (4, 4, 2)]  # (n, q, group size)
+GREEDY_SIZES = [4, 6, 8, 10]  # n creators, groups of 2, q = 3
 MATCH_SIZES = [(100, 1000, 5), (1000, 10000, 10), (2000, 20000, 50)]  # (n, m, K)
 
 
@@ -111,6 +118,25 @@ def main() -> None:
         t_torch, _, w_torch = measure(lambda: torch_welfare(sig_t, p_t, K, 0.1))  # noqa: B023
         rows.append([n, m, K, t_ours, mem, t_torch, abs(float(value @ p) - w_torch)])
     print(table(["n", "m", "K", "ours s", "ours MB", "torch topk s", "|W diff|"], rows))
+    print()
+    rows = []
+    for n in GREEDY_SIZES:
+        rng = np.random.default_rng(n)
+        R, p = rng.random((3, 3)), rng.dirichlet(np.ones(3))
+        groups = equal_groups(n, 2)
+        t_sg, mem_sg, sg = measure(
+            lambda: self_greedy(R, p, n, 2, 0.1, groups, "engagement")  # noqa: B023
+        )
+        t_bf, mem_bf, eq = measure(
+            lambda: brute_force_equilibria(R, p, n, 2, 0.1, groups, "engagement"),  # noqa: B023
+            repeat=1,
+        )
+        at = np.ravel_multi_index(tuple(sg.profile), (3,) * n)
+        rows.append(
+            [n, 3**n, t_sg, mem_sg, t_bf, mem_bf, t_bf / t_sg, sg.converged, bool(eq.is_pne[at])]
+        )
+    header = ["n", "profiles", "Self-Greedy s", "SG MB", "brute force s", "BF MB", "BF time x"]
+    print(table(header + ["SG stopped", "SG profile is a PNE"], rows))
 
 
 if __name__ == "__main__":
