@@ -71,9 +71,7 @@ def answerable_without_image(
     counts as the answer when either normalised text contains the other."""
     requests = [
         {
-            "messages": [
-                {"role": "user", "content": ANSWER_PROMPT.format(context=c, question=q)}
-            ],
+            "messages": [{"role": "user", "content": ANSWER_PROMPT.format(context=c, question=q)}],
             "temperature": 0.0,
             "max_tokens": 30,
         }

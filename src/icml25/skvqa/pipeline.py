@@ -1,0 +1,110 @@
+"""The SK-VQA generation pipeline through any OpenAI-compatible vision-language model.
+
+For each image, one request asks the model for a context document that is related to the
+image but does not describe it, and for question-answer pairs that need both the image and the
+document (Sec. 3.1 of the paper; the prompt is our own words). The answers are parsed from JSON;
+an unusable answer is counted and skipped, never a crash. :func:`apply_filters` then keeps the
+pairs that pass the three filters of :mod:`icml25.skvqa.filters`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from icml25.common.llm import LLMClient
+from icml25.skvqa.filters import (
+    answer_in_context,
+    answerable_without_image,
+    duplicate_groups,
+    refers_to_image,
+)
+from icml25.skvqa.scripted import Item
+
+PROMPT = """Look at the image. First write a context document of 150 to 300 words, in the
+style of an encyclopedia article, about a subject the image relates to (a place, a species, an
+object, an event). Do not describe the image or say what it shows. Then write {n} pairs of a
+question and its answer. Each question must need both the image and the document: refer to what
+is in the image without naming it (for example "this building"), and ask for a fact that the
+document states. Answers are a few words copied from the document.
+Reply with one JSON object and nothing else:
+{{"context": "<the document>", "qa": [{{"question": "<question>", "answer": "<answer>"}}]}}"""
+
+
+def parse_generation(text: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """The document and the (question, answer) pairs of a model's reply, or None."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        data = json.loads(text[start : end + 1])
+        context = data["context"]
+        pairs = [(str(p["question"]), str(p["answer"])) for p in data["qa"]]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(context, str) or not context.strip() or not pairs:
+        return None
+    return context, pairs
+
+
+def generate(
+    client: LLMClient, images: Sequence[np.ndarray], n_pairs: int = 5, names: Sequence[str] = ()
+) -> tuple[list[Item], int]:
+    """Items from a model, one request per image; also the number of unusable replies."""
+    names = list(names) or [f"image {i}" for i in range(len(images))]
+    requests = [
+        {
+            "messages": [{"role": "user", "content": PROMPT.format(n=n_pairs)}],
+            "images": [image],
+            "temperature": 0.7,
+            "max_tokens": 1200,
+        }
+        for image in images
+    ]
+    items, unusable = [], 0
+    for name, reply in zip(names, client.chat_many(requests), strict=True):
+        parsed = parse_generation(reply.text)
+        if parsed is None:
+            unusable += 1
+            continue
+        context, pairs = parsed
+        items += [Item(name, context, q, a, "") for q, a in pairs]
+    return items, unusable
+
+
+@dataclass(frozen=True)
+class Filtered:
+    kept: list[Item]
+    removed: dict[str, int]  # per filter, counted in order: answer, image, duplicate
+
+
+def apply_filters(items: Sequence[Item], client: LLMClient | None = None) -> Filtered:
+    """The pairs that pass all three filters, in order; with ``client`` the needs-the-image
+    filter asks the model (document only), else it uses the offline proxy."""
+    items = list(items)
+    with_answer = [it for it in items if answer_in_context(it.answer, it.context)]
+    if client is None:
+        need = [refers_to_image(it.question) for it in with_answer]
+    else:
+        free = answerable_without_image(
+            client,
+            [it.context for it in with_answer],
+            [it.question for it in with_answer],
+            [it.answer for it in with_answer],
+        )
+        need = [not f for f in free]
+    needing = [it for it, n in zip(with_answer, need, strict=True) if n]
+    if len(needing) > 1:
+        groups = duplicate_groups([it.question for it in needing])
+        kept = [it for i, it in enumerate(needing) if groups[i] == i]
+    else:
+        kept = needing
+    removed = {
+        "answer": len(items) - len(with_answer),
+        "image": len(with_answer) - len(needing),
+        "duplicate": len(needing) - len(kept),
+    }
+    return Filtered(kept, removed)

@@ -1,0 +1,217 @@
+"""Reproduction: the filters on hand-labelled pairs, the statistics on scripted sets, and a
+scripted run of the whole pipeline (and, with a model endpoint, a real one).
+
+Cells:
+- ``filters``: each filter on the held-out half of the labelled pairs (and the dev half, shown
+  but not judged): precision and recall of what it removes;
+- ``statistics``: the four statistics on a varied and a templated scripted set of
+  ``n_items`` items each (the scripted generator, labelled as such);
+- ``pipeline``: a scripted run with ``defect_rate`` of injected defects through the three
+  filters: what each removed, and the statistics before and after;
+- ``model`` (only with ``config.llm``): the model generates documents and pairs for the two
+  photographs bundled with scikit-learn, and the filters run with the model judging whether
+  each question can be answered without the image.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from icml25.common.llm import Endpoint, LLMClient, usage_total
+from icml25.lab.reproduction import Summary
+from icml25.skvqa.filters import answer_in_context, refers_to_image, same_question
+from icml25.skvqa.labelled import DUPLICATE_PAIRS, EXAMPLES
+from icml25.skvqa.pipeline import apply_filters, generate
+from icml25.skvqa.scripted import generate as scripted
+from icml25.skvqa.stats import STATISTICS
+
+CELL_THREADS = 1
+FILTERS = ("answer_in_context", "needs_image", "dedup")
+
+
+@dataclass(frozen=True)
+class Config:
+    n_items: int = 600
+    defect_rate: float = 0.3
+    llm: Endpoint | None = None
+    llm_pairs: int = 5
+
+
+SCALES = {
+    "smoke": Config(n_items=60),
+    "default": Config(),
+    "paper": Config(n_items=5000),
+}
+
+
+def cells(config: Config) -> list[dict]:
+    parts = ["filters", "statistics", "pipeline"] + (["model"] if config.llm is not None else [])
+    return [{"part": p} for p in parts]
+
+
+def _filter_decisions(split: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per filter: (removed by the filter, truly defective), over one half of the labels."""
+    ex = [e for e in EXAMPLES if e.split == split]
+    pairs = [p for p in DUPLICATE_PAIRS if p[3] == split]
+    flagged = same_question([p[0] for p in pairs], [p[1] for p in pairs])
+    return {
+        "answer_in_context": (
+            np.array([not answer_in_context(e.answer, e.context) for e in ex]),
+            np.array([not e.answer_in_context for e in ex]),
+        ),
+        "needs_image": (
+            np.array([not refers_to_image(e.question) for e in ex]),
+            np.array([not e.needs_image for e in ex]),
+        ),
+        "dedup": (np.asarray(flagged), np.array([p[2] for p in pairs])),
+    }
+
+
+def run_cell(config: Config, cell: dict, seed: int) -> dict:
+    part = cell["part"]
+    if part == "filters":
+        return {
+            f"{split}_{name}_{k}": v.astype(np.int64)
+            for split in ("dev", "held_out")
+            for name, pair in _filter_decisions(split).items()
+            for k, v in zip(("removed", "defective"), pair, strict=True)
+        }
+    rng = np.random.default_rng(seed)
+    if part == "statistics":
+        out = {}
+        for style in ("varied", "templated"):
+            questions = [it.question for it in scripted(config.n_items, rng, style=style)]
+            out.update({f"{style}_{k}": f(questions) for k, f in STATISTICS.items()})
+        return out
+    if part == "pipeline":
+        items = scripted(config.n_items, rng, defect_rate=config.defect_rate)
+        result = apply_filters(items)
+        out = {f"removed_{k}": v for k, v in result.removed.items()}
+        out["injected"] = {
+            d: sum(it.defect == d for it in items)
+            for d in ("no_answer", "no_image_needed", "duplicate")
+        }
+        out["kept_defects"] = sum(it.defect != "" for it in result.kept)
+        for label, chosen in (("before", items), ("after", result.kept)):
+            out.update(
+                {f"{label}_{k}": f([it.question for it in chosen]) for k, f in STATISTICS.items()}
+            )
+        out["n_before"], out["n_after"] = len(items), len(result.kept)
+        return out
+    from sklearn.datasets import load_sample_images
+
+    photos = load_sample_images()
+    client = LLMClient.from_endpoint(config.llm)
+    items, unusable = generate(
+        client, photos.images, config.llm_pairs, [f.split("/")[-1] for f in photos.filenames]
+    )
+    result = apply_filters(items, client)
+    return {
+        "generated": len(items),
+        "unusable_replies": unusable,
+        "kept": len(result.kept),
+        **{f"removed_{k}": v for k, v in result.removed.items()},
+        "llm_usage": client.usage(),
+    }
+
+
+def _precision_recall(removed: np.ndarray, defective: np.ndarray) -> tuple[float, float]:
+    hits = int((removed & defective).sum())
+    precision = hits / removed.sum() if removed.sum() else float("nan")
+    recall = hits / defective.sum() if defective.sum() else float("nan")
+    return float(precision), float(recall)
+
+
+def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
+    out = {cell["part"]: o for cell, o in results}
+    m: dict[str, float] = {}
+    rows = []
+    for split in ("dev", "held_out"):
+        for name in FILTERS:
+            removed = out["filters"][f"{split}_{name}_removed"].astype(bool)
+            defective = out["filters"][f"{split}_{name}_defective"].astype(bool)
+            p, r = _precision_recall(removed, defective)
+            suffix = "" if split == "held_out" else "_dev"
+            m[f"precision_{name}{suffix}"], m[f"recall_{name}{suffix}"] = p, r
+            m[f"removed_{name}{suffix}"] = float(removed.sum())
+            m[f"defective_{name}{suffix}"] = float(defective.sum())
+            rows.append((split, name, p, r))
+    s = out["statistics"]
+    for k in STATISTICS:
+        m[f"varied_{k}"], m[f"templated_{k}"] = s[f"varied_{k}"], s[f"templated_{k}"]
+        m[f"ratio_{k}"] = s[f"varied_{k}"] / s[f"templated_{k}"]
+    pipe = out["pipeline"]
+    for k in ("answer", "image", "duplicate"):
+        m[f"pipeline_removed_{k}"] = float(pipe[f"removed_{k}"])
+    for k, v in pipe["injected"].items():
+        m[f"pipeline_injected_{k}"] = float(v)
+    m["pipeline_kept_defects"] = float(pipe["kept_defects"])
+    m["pipeline_n_before"], m["pipeline_n_after"] = float(pipe["n_before"]), float(pipe["n_after"])
+    for k in STATISTICS:
+        m[f"pipeline_before_{k}"], m[f"pipeline_after_{k}"] = (
+            pipe[f"before_{k}"],
+            pipe[f"after_{k}"],
+        )
+    if "model" in out:
+        mod = out["model"]
+        for k in (
+            "generated",
+            "unusable_replies",
+            "kept",
+            "removed_answer",
+            "removed_image",
+            "removed_duplicate",
+        ):
+            m[f"model_{k}"] = float(mod[k])
+        total = usage_total([mod["llm_usage"]])
+        for k in ("calls", "cached_calls", "prompt_tokens", "completion_tokens"):
+            m[f"llm_{k}"] = float(total[k])
+        if total["cost_usd"] is not None:
+            m["llm_cost_usd"] = float(total["cost_usd"])
+    figures = {"filters": _filters_figure(rows), "statistics": _statistics_figure(m)}
+    captions = {
+        "filters": "Precision and recall of each filter on the hand-labelled pairs (dev half: "
+        "seen while building; held-out half: judged).",
+        "statistics": "Diversity statistics of the scripted varied and templated sets "
+        "(scripted generator, not a model), each relative to the varied set.",
+    }
+    return Summary(m, figures, captions)
+
+
+def _filters_figure(rows) -> Figure:
+    fig = Figure(figsize=(7, 3))
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, split in zip(axes, ("dev", "held_out"), strict=True):
+        mine = [r for r in rows if r[0] == split]
+        x = np.arange(len(mine))
+        ax.bar(x - 0.2, [np.nan_to_num(r[2]) for r in mine], 0.4, label="precision")
+        ax.bar(x + 0.2, [np.nan_to_num(r[3]) for r in mine], 0.4, label="recall")
+        ax.axhline(0.9, color="k", lw=0.8, ls="--")
+        ax.set_xticks(x, [r[1].replace("_", "\n") for r in mine], fontsize=7)
+        ax.set_title(f"{split} half", fontsize=9)
+    axes[0].legend(fontsize=7)
+    axes[0].set_ylim(0, 1.05)
+    fig.tight_layout()
+    return fig
+
+
+def _statistics_figure(m: dict) -> Figure:
+    fig = Figure(figsize=(6, 3))
+    ax = fig.subplots()
+    names = list(STATISTICS)
+    x = np.arange(len(names))
+    ax.bar(x - 0.2, [1.0] * len(names), 0.4, label="varied (scripted)")
+    ax.bar(
+        x + 0.2,
+        [m[f"templated_{k}"] / m[f"varied_{k}"] for k in names],
+        0.4,
+        label="templated (scripted)",
+    )
+    ax.set_xticks(x, [k.replace("_", "\n") for k in names], fontsize=8)
+    ax.set_ylabel("relative to the varied set")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
