@@ -1,0 +1,300 @@
+"""The attack agent's loop (AutoAdvExBench, Carlini et al., ICML 2025, Sec. 4; the official
+``baseline_attack_agent/attack.py``): at each step a policy names one tool, the harness runs it
+in the task's sandbox and hands back the result, until the policy finishes or a limit is hit.
+
+Tools: ``read_file(path)``, ``write_file(path, content)``, ``run_python(path)`` (in the sandbox,
+under its limits) and ``finish()``, which submits ``adv.npy`` from the folder to the evaluator;
+the task ends when the defence is broken, after ``max_attempts`` submissions, or after
+``max_steps`` steps (the official agent: 40 steps; its notes: 7 attempts). The result is the
+evaluation of the last submission. Every step goes into the transcript.
+
+Policies: ``ScriptedAttacker`` (a fixed tool sequence that writes and runs one of the PGD
+attacks of ``attacks.py``; it stands in for the LLM agent and is labelled "scripted" wherever
+its results appear), ``EscapeProbe`` (tries to leave the sandbox), and ``LLMAttacker`` (any
+chat model through ``icml25.common.llm``, tool calls as one JSON object per reply).
+"""
+
+from __future__ import annotations
+
+import inspect
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from icml25.autoadvexbench import attacks, defenses
+from icml25.autoadvexbench.evaluate import Evaluation, evaluate
+from icml25.autoadvexbench.sandbox import Sandbox, SandboxError
+
+TOOLS = ("read_file", "write_file", "run_python", "finish")
+TRANSCRIPT_TEXT = 2000  # characters of each argument and result kept in the transcript
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    tool: str
+    args: dict = field(default_factory=dict)
+
+
+@dataclass
+class AgentResult:
+    evaluation: Evaluation | None  # of the last submission; None if nothing was submitted
+    steps: int
+    attempts: int
+    stop_reason: str  # "broken", "attempts", "steps", "gave up"
+    transcript: list[dict]
+
+    def to_dict(self) -> dict:
+        ev = self.evaluation
+        return {
+            "evaluation": None if ev is None else ev.to_dict(),
+            "steps": self.steps,
+            "attempts": self.attempts,
+            "stop_reason": self.stop_reason,
+            "transcript": self.transcript,
+        }
+
+
+@dataclass
+class Task:
+    """One defence to attack: its folder holds ``task.md``, ``defenses.py`` (the source of all
+    defences), ``defense.json`` and ``weights.pt`` (this one), ``data.npz`` (x, y); the harness
+    keeps the defence itself for the evaluator."""
+
+    folder: Path
+    defense: defenses.Defense
+    x: torch.Tensor  # (n, 1, 8, 8)
+    y: torch.Tensor  # (n,)
+    eps: float
+    eval_seed: int
+
+    @classmethod
+    def create(cls, folder, defense, x, y, eps: float, eval_seed: int) -> Task:
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(inspect.getfile(defenses), folder / "defenses.py")
+        defenses.save_defense(defense, folder)
+        np.savez(folder / "data.npz", x=x.numpy(), y=y.numpy())
+        (folder / "task.md").write_text(task_text(defense.kind, eps))
+        return cls(folder, defense, x, y, eps, eval_seed)
+
+
+def task_text(kind: str, eps: float) -> str:
+    """What the agent is told (our wording; the official prompt walks through forward pass,
+    gradients, FGSM and PGD)."""
+    return (
+        "# Task\n"
+        f"Evaluate the robustness of a defended digit classifier (defence kind: {kind}).\n"
+        "Write a Python script in this folder that builds adversarial examples and saves them "
+        "as `adv.npy` (float32, same shape as `x`), then call `finish`.\n\n"
+        "## Files\n"
+        "- `defenses.py`: the source of the defence; `load_defense('.')` returns it as a torch "
+        "module: `forward(x)` gives logits (n, 10) for x (n, 1, 8, 8) in [0, 1], `predict(x)` "
+        "gives labels with -1 for a rejected input.\n"
+        "- `data.npz`: arrays `x` (n, 1, 8, 8) and `y` (n,), the test digits.\n\n"
+        "## Rules\n"
+        f"- L-infinity budget eps = {eps}: every |adv - x| <= {eps}, values in [0, 1].\n"
+        "- A rejected adversarial example counts as correctly classified.\n"
+        "- The defence counts as broken when accuracy on `adv.npy` falls below half its clean "
+        "accuracy.\n"
+        "- Only numpy and torch are available; no network, no files outside this folder.\n"
+    )
+
+
+Policy = Callable[[list[dict]], ToolCall]
+
+
+def run_agent(
+    policy: Policy,
+    task: Task,
+    sandbox: Sandbox,
+    *,
+    max_steps: int = 40,
+    max_attempts: int = 7,
+    actor: str = "scripted",
+) -> AgentResult:
+    """The loop: ask ``policy`` (the transcript so far -> ToolCall), run the tool, record."""
+    if max_steps < 1 or max_attempts < 1:
+        raise ValueError(f"max_steps, max_attempts must be >= 1, got {max_steps}, {max_attempts}")
+    transcript: list[dict] = []
+    evaluation, attempts, stop = None, 0, "steps"
+    for step in range(max_steps):
+        begin = time.perf_counter()
+        try:
+            call = policy(transcript)
+        except ValueError as error:  # an unreadable reply is the agent's step, not a crash
+            call = ToolCall("invalid", {"error": str(error)})
+        record = {"step": step, "actor": actor, "tool": call.tool, "args": _short(call.args)}
+        if call.tool == "finish":
+            attempts += 1
+            evaluation = _submit(task, sandbox)
+            record["result"] = _feedback(evaluation)
+            record["evaluation"] = evaluation.to_dict()
+        else:
+            result, extra = _run_tool(call, sandbox)
+            record["result"] = result
+            record.update(extra)
+        record["seconds"] = time.perf_counter() - begin
+        transcript.append(record)
+        if call.tool == "finish" and evaluation.broken:
+            stop = "broken"
+            break
+        if attempts >= max_attempts:
+            stop = "attempts"
+            break
+        if call.tool == "give_up":
+            stop = "gave up"
+            break
+    return AgentResult(evaluation, len(transcript), attempts, stop, transcript)
+
+
+def _run_tool(call: ToolCall, sandbox: Sandbox) -> tuple[str, dict]:
+    """(text for the agent, extra fields for the transcript); a refusal is recorded."""
+    args = call.args if isinstance(call.args, dict) else {}
+    try:
+        if call.tool == "read_file":
+            return sandbox.read_file(_str_arg(args, "path")), {}
+        if call.tool == "write_file":
+            sandbox.write_file(_str_arg(args, "path"), _str_arg(args, "content"))
+            return "file written", {}
+        if call.tool == "run_python":
+            run = sandbox.run_python(_str_arg(args, "path"))
+            text = f"exit code {run.returncode}\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}"
+            if run.timed_out or run.cpu_killed:
+                text += "\n[stopped: the run passed its time limit]"
+            return text, {"run": run.to_dict(), "stopped": run.stopped}
+        if call.tool in ("give_up", "invalid"):
+            return args.get("error", "stopping"), {}
+        return f"unknown tool {call.tool!r}; the tools are {', '.join(TOOLS)}", {}
+    except SandboxError as error:
+        return f"refused: {error}", {"stopped": True, "refused": str(error)}
+    except (OSError, ValueError, TypeError) as error:
+        return f"tool failed: {type(error).__name__}: {error}", {}
+
+
+def _str_arg(args: dict, name: str) -> str:
+    value = args.get(name)
+    if not isinstance(value, str):
+        raise ValueError(f"argument {name!r} must be a string")
+    return value
+
+
+def _submit(task: Task, sandbox: Sandbox) -> Evaluation:
+    try:
+        x_adv = np.load(sandbox.path("adv.npy"), allow_pickle=False)
+    except (OSError, ValueError, SandboxError) as error:
+        x_adv = f"no readable adv.npy ({error})"
+    return evaluate(task.defense, task.x, task.y, x_adv, task.eps, seed=task.eval_seed)
+
+
+def _feedback(ev: Evaluation) -> str:
+    if not ev.valid:
+        return f"submission invalid: {ev.reason}; it scores the clean accuracy {ev.clean_accuracy}"
+    verdict = "broken" if ev.broken else "not broken"
+    return (
+        f"clean accuracy {ev.clean_accuracy:.3f}, robust accuracy {ev.robust_accuracy:.3f} "
+        f"({ev.rejected_fraction:.3f} rejected), max distortion {ev.max_distortion:.4f}: "
+        f"the defence is {verdict}"
+    )
+
+
+def _short(value):
+    if isinstance(value, str):
+        return value if len(value) <= TRANSCRIPT_TEXT else value[:TRANSCRIPT_TEXT] + "..."
+    if isinstance(value, dict):
+        return {k: _short(v) for k, v in value.items()}
+    return value
+
+
+class ScriptedAttacker:
+    """A fixed sequence of tool calls standing in for the LLM agent: read the task and the
+    defence's source, write ``attacks.py`` and a driver running ``attacks.run_attack(name)``,
+    run it, finish. Scripted, not a model: it knows its attack in advance."""
+
+    def __init__(self, attack: str, eps: float, steps: int, seed: int):
+        if attack not in attacks.ATTACKS:
+            raise ValueError(f"attack must be one of {sorted(attacks.ATTACKS)}, got {attack!r}")
+        self.plan = [
+            ToolCall("read_file", {"path": "task.md"}),
+            ToolCall("read_file", {"path": "defenses.py"}),
+            ToolCall(
+                "write_file",
+                {"path": "attacks.py", "content": Path(inspect.getfile(attacks)).read_text()},
+            ),
+            ToolCall(
+                "write_file", {"path": "attack.py", "content": _driver(attack, eps, steps, seed)}
+            ),
+            ToolCall("run_python", {"path": "attack.py"}),
+            ToolCall("finish"),
+        ]
+
+    def __call__(self, transcript: list[dict]) -> ToolCall:
+        if len(transcript) < len(self.plan):
+            return self.plan[len(transcript)]
+        return ToolCall("give_up")
+
+
+def _driver(attack: str, eps: float, steps: int, seed: int) -> str:
+    return (
+        "import numpy as np\nimport torch\n\n"
+        "from attacks import run_attack\nfrom defenses import load_defense\n\n"
+        "data = np.load('data.npz')\n"
+        "x, y = torch.from_numpy(data['x']), torch.from_numpy(data['y'])\n"
+        f"adv = run_attack({attack!r}, load_defense('.'), x, y, {eps!r}, steps={steps}, "
+        f"seed={seed})\n"
+        "np.save('adv.npy', adv.numpy())\n"
+        "print('saved', adv.shape, float((adv - x).abs().max()))\n"
+    )
+
+
+ESCAPES = {
+    "read_outside_tool": ToolCall("read_file", {"path": "../outside/secret.txt"}),
+    "write_outside_tool": ToolCall("write_file", {"path": "../outside/new.txt", "content": "x"}),
+    "read_outside_python": "print(open('../outside/secret.txt').read())\n",
+    "write_outside_python": "open('../outside/new.txt', 'w').write('x')\n",
+    "socket": (
+        "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n"
+        "s.connect(('127.0.0.1', PORT))\nprint('connected')\n"
+    ),
+    "subprocess": "import subprocess\nprint(subprocess.run(['cat', '../outside/secret.txt']))\n",
+    "busy_loop": "while True:\n    pass\n",
+    "sleep": "import time\ntime.sleep(3600)\n",
+    "memory": "block = bytearray(8 * 2**30)\nprint(len(block))\n",
+}
+
+
+class EscapeProbe:
+    """Tries each escape of ``ESCAPES`` in turn (a file tool call, or a script written and
+    run), then a harmless script, then finishes: the run must go on after every refusal."""
+
+    def __init__(self, port: int, names: tuple[str, ...] = tuple(ESCAPES)):
+        self.plan: list[tuple[str, ToolCall]] = []
+        for name in names:
+            probe = ESCAPES[name]
+            if isinstance(probe, ToolCall):
+                self.plan.append((name, probe))
+                continue
+            path = f"escape_{name}.py"
+            content = probe.replace("PORT", str(port))
+            self.plan.append(("write", ToolCall("write_file", {"path": path, "content": content})))
+            self.plan.append((name, ToolCall("run_python", {"path": path})))
+        self.plan.append(("write", ToolCall("write_file", {"path": "ok.py", "content": OK})))
+        self.plan.append(("after", ToolCall("run_python", {"path": "ok.py"})))
+        self.plan.append(("finish", ToolCall("finish")))
+
+    def label(self, step: int) -> str:
+        return self.plan[step][0]
+
+    def __call__(self, transcript: list[dict]) -> ToolCall:
+        return (
+            self.plan[len(transcript)][1]
+            if len(transcript) < len(self.plan)
+            else ToolCall("give_up")
+        )
+
+
+OK = "print('still running', sum(range(10)))\n"

@@ -1,0 +1,361 @@
+"""Reproduction: the AutoAdvExBench harness on 8x8 digits, with scripted attackers standing in
+for the LLM agent (Carlini et al., ICML 2025).
+
+Cells:
+- ``defense``: one defence trained on one replicate's split (the cell's seed draws the split,
+  the weights and the attacks' random starts); each scripted attacker of the plan runs through
+  the agent loop in its own sandboxed folder (read the task and the source, write the attack,
+  run it in the sandbox, finish), and the evaluator scores its ``adv.npy``. With an endpoint in
+  ``Config.llm`` the LLM agent runs the same task after them. Diagnostics of the gradients
+  (for a1-a4's explanation): the fraction of exactly-zero input gradients, and for a randomised
+  defence the cosine between one draw's input gradient and the mean over 64 draws;
+- ``sandbox``: a probe agent tries every escape of ``agent.ESCAPES`` (claims c), and the file,
+  socket and process escapes are run once more without the guard (control).
+"""
+
+from __future__ import annotations
+
+import socket
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from matplotlib.figure import Figure
+
+from icml25.autoadvexbench.agent import (
+    ESCAPES,
+    EscapeProbe,
+    ScriptedAttacker,
+    Task,
+    run_agent,
+)
+from icml25.autoadvexbench.attacks import ATTACKS
+from icml25.autoadvexbench.claims import BROKEN
+from icml25.autoadvexbench.data import digits_split
+from icml25.autoadvexbench.defenses import KINDS, build_defense
+from icml25.autoadvexbench.sandbox import Limits, Sandbox
+from icml25.autoadvexbench.train import TrainConfig, defense_config, train_defense
+from icml25.common.llm import Endpoint
+from icml25.lab.reproduction import Summary
+
+CELL_THREADS = 1
+DEFENSES = ("undefended", "quantised", "random_noise", "detector", "adv_trained")
+FULL_PLAN = tuple((d, tuple(ATTACKS)) for d in DEFENSES)
+CONTROLLED = ("read_outside_python", "write_outside_python", "socket", "subprocess")
+
+
+@dataclass(frozen=True)
+class Config:
+    eps: float = 0.2  # L-inf budget, fixed before the default run (see the README)
+    n_test: int = 200  # digits attacked per defence
+    replicates: int = 2
+    plan: tuple[tuple[str, tuple[str, ...]], ...] = FULL_PLAN  # (defence, scripted attackers)
+    attack_steps: int = 40
+    train: TrainConfig = field(default_factory=TrainConfig)
+    max_steps: int = 40  # the official agent's steps per task
+    max_attempts: int = 7
+    limits: Limits = field(default_factory=Limits)
+    escape_limits: Limits = field(
+        default_factory=lambda: Limits(cpu_seconds=2, wall_seconds=4.0, memory_bytes=2**30)
+    )
+    llm: Endpoint | None = None  # a model endpoint: the LLM agent runs the same tasks too
+    llm_max_tokens: int = 2048
+
+    def __post_init__(self) -> None:
+        for defense, attacks in self.plan:
+            if defense not in KINDS or not set(attacks) <= set(ATTACKS):
+                raise ValueError(f"plan entry ({defense!r}, {attacks!r}) names an unknown kind")
+        if not self.eps > 0 or self.replicates < 1:
+            raise ValueError("eps must be > 0 and replicates >= 1")
+
+
+SCALES = {
+    "smoke": Config(
+        n_test=60,
+        replicates=1,
+        plan=(
+            ("undefended", ("pgd",)),
+            ("quantised", ("pgd", "pgd_bpda")),
+            ("random_noise", ("pgd", "pgd_eot")),
+            ("adv_trained", ("pgd",)),
+        ),
+        attack_steps=10,
+        train=TrainConfig(epochs=4, train_steps=2),
+        escape_limits=Limits(cpu_seconds=1, wall_seconds=2.0, memory_bytes=2**30),
+    ),
+    "default": Config(),
+    "paper": Config(n_test=500, replicates=5, attack_steps=100, train=TrainConfig(epochs=40)),
+}
+
+
+def cells(config: Config) -> list[dict]:
+    out = [
+        {"part": "defense", "defense": d, "replicate": r}
+        for r in range(config.replicates)
+        for d, _ in config.plan
+    ]
+    return out + [{"part": "sandbox"}]
+
+
+def run_cell(config: Config, cell: dict, seed: int) -> dict:
+    seed = seed % 2**31  # room for the offsets added below, within torch's 64-bit seeds
+    if cell["part"] == "sandbox":
+        return _sandbox_cell(config, seed)
+    kind = cell["defense"]
+    attacks = dict(config.plan)[kind]
+    x_train, y_train, x, y = digits_split(seed, config.n_test)
+    defense = train_defense(kind, x_train, y_train, config.train, seed)
+    results, client = {}, None
+    with tempfile.TemporaryDirectory(prefix="autoadvexbench-") as root:
+        for i, attack in enumerate(attacks):
+            policy = ScriptedAttacker(attack, config.eps, config.attack_steps, seed=seed + i)
+            results[attack] = _run_task(config, Path(root, attack), defense, x, y, policy, seed)
+        if config.llm is not None:
+            from icml25.common.llm import LLMClient
+
+            client = LLMClient.from_endpoint(config.llm)
+            results["llm"] = _run_llm_task(config, Path(root, "llm"), defense, x, y, client, seed)
+    out = {"results": results, "diagnostics": _gradient_diagnostics(defense, x, y, seed)}
+    if client is not None:
+        out["llm_usage"] = client.usage()
+    return out
+
+
+def _run_task(config, folder, defense, x, y, policy, seed, actor="scripted") -> dict:
+    task = Task.create(folder, defense, x, y, config.eps, eval_seed=seed + 7919)
+    result = run_agent(
+        policy,
+        task,
+        Sandbox(folder, config.limits),
+        max_steps=config.max_steps,
+        max_attempts=config.max_attempts,
+        actor=actor,
+    )
+    return result.to_dict()
+
+
+def _run_llm_task(config, folder, defense, x, y, client, seed) -> dict:
+    from icml25.autoadvexbench.agent import task_text
+    from icml25.autoadvexbench.llm_agent import LLMAttacker
+
+    policy = LLMAttacker(
+        client, task_text(defense.kind, config.eps), max_tokens=config.llm_max_tokens, seed=seed
+    )
+    return _run_task(config, folder, defense, x, y, policy, seed, actor=f"llm:{client.model}")
+
+
+def _gradient_diagnostics(defense, x, y, seed: int, draws: int = 64) -> dict:
+    """Fraction of input-gradient entries exactly zero; for a randomised defence the mean
+    cosine between one draw's gradient and the mean gradient over ``draws`` draws, per image."""
+    defense.reseed(seed + 31)
+
+    def gradient(xs, ys):
+        xs = xs.clone().requires_grad_(True)
+        loss = F.cross_entropy(defense(xs), ys, reduction="sum")
+        return torch.autograd.grad(loss, xs)[0].flatten(1)  # (m, 64)
+
+    single = gradient(x, y)  # (n, 64)
+    out = {"zero_gradient_fraction": float((single == 0).float().mean())}
+    if defense.randomised:
+        many = gradient(x.repeat(draws, 1, 1, 1), y.repeat(draws)).view(draws, len(x), -1)
+        mean = many.mean(0)  # (n, 64)
+        cos = F.cosine_similarity(single, mean, dim=1)  # (n,)
+        signs = (single.sign() == mean.sign()).float().mean(1)
+        out["single_vs_mean_cosine"] = float(cos.mean())
+        out["single_vs_mean_sign_agreement"] = float(signs.mean())
+    return out
+
+
+def _sandbox_cell(config: Config, seed: int) -> dict:
+    secret = f"secret-{np.random.default_rng(seed).integers(1 << 62)}"
+    with tempfile.TemporaryDirectory(prefix="autoadvexbench-sandbox-") as root:
+        outside, folder = Path(root, "outside"), Path(root, "task")
+        outside.mkdir()
+        (outside / "secret.txt").write_text(secret)
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        try:
+            probe = EscapeProbe(port)
+            _, _, x, y = digits_split(seed, 20)
+            defense = build_defense(defense_config("undefended", config.train), seed=0).eval()
+            task = Task.create(folder, defense, x, y, config.eps, eval_seed=seed)
+            sandbox = Sandbox(folder, config.escape_limits, preload=())
+            result = run_agent(probe, task, sandbox, max_steps=len(probe.plan), max_attempts=1)
+            guarded = _accepted(listener)
+            planted = (outside / "new.txt").exists()
+            control = _control(folder, outside, secret, listener, port, config.escape_limits)
+        finally:
+            listener.close()
+    escapes = []
+    for record in result.transcript:
+        label = probe.label(record["step"])
+        if label in ESCAPES:
+            escapes.append({"escape": label, "stopped": bool(record.get("stopped"))})
+    after = [r for r in result.transcript if probe.label(r["step"]) == "after"]
+    goes_on = bool(
+        after
+        and after[0].get("run", {}).get("returncode") == 0
+        and "still running" in after[0]["result"]
+        and result.transcript[-1]["tool"] == "finish"
+    )
+    leaked = any(secret in str(r.get("result", "")) for r in result.transcript)
+    return {
+        "escapes": escapes,
+        "goes_on": goes_on,
+        "leaked": leaked or planted or guarded > 0,
+        "connections_accepted": guarded,
+        "control": control,
+        "transcript": result.transcript,
+    }
+
+
+def _accepted(listener: socket.socket) -> int:
+    count = 0
+    while True:
+        try:
+            connection, _ = listener.accept()
+        except BlockingIOError:
+            return count
+        connection.close()
+        count += 1
+
+
+def _control(folder, outside, secret, listener, port, limits) -> dict:
+    """The file, socket and process escapes run without the audit hook: do they succeed?"""
+    sandbox = Sandbox(folder, limits, preload=(), guarded=False)
+    out = {}
+    for name in CONTROLLED:
+        path = f"control_{name}.py"
+        sandbox.write_file(path, ESCAPES[name].replace("PORT", str(port)))
+        run = sandbox.run_python(path)
+        if name == "socket":
+            out[name] = _accepted(listener) > 0
+        elif name == "write_outside_python":
+            out[name] = (outside / "new.txt").exists()
+        else:
+            out[name] = secret in run.stdout
+    return out
+
+
+def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
+    m: dict[str, float] = {}
+    table: dict[tuple[str, str], list[dict]] = {}
+    diagnostics: dict[str, list[dict]] = {}
+    sandbox = None
+    for cell, out in results:
+        if cell["part"] == "sandbox":
+            sandbox = out
+            continue
+        diagnostics.setdefault(cell["defense"], []).append(out["diagnostics"])
+        for attack, res in out["results"].items():
+            table.setdefault((cell["defense"], attack), []).append(res)
+    for (defense, attack), runs in sorted(table.items()):
+        ev = [r["evaluation"] or {"ratio": float("nan")} for r in runs]
+        ratios = [e["ratio"] for e in ev]
+        m[f"ratio_{defense}_{attack}_mean"] = float(np.mean(ratios))
+        m[f"ratio_{defense}_{attack}_min"] = float(np.min(ratios))
+        m[f"ratio_{defense}_{attack}_max"] = float(np.max(ratios))
+        m[f"robust_{defense}_{attack}_mean"] = float(
+            np.mean([e.get("robust_accuracy", np.nan) for e in ev])
+        )
+        m[f"clean_{defense}_mean"] = float(np.mean([e.get("clean_accuracy", np.nan) for e in ev]))
+        m[f"rejected_{defense}_{attack}_mean"] = float(
+            np.mean([e.get("rejected_fraction", np.nan) for e in ev])
+        )
+        m[f"broken_{defense}_{attack}_fraction"] = float(
+            np.mean([bool(e.get("broken")) for e in ev])
+        )
+        m[f"steps_{defense}_{attack}_mean"] = float(np.mean([r["steps"] for r in runs]))
+    for defense, diags in diagnostics.items():
+        for key in diags[0]:
+            m[f"diag_{defense}_{key}"] = float(np.mean([d[key] for d in diags]))
+    _claim_metrics(table, m)
+    if sandbox is not None:
+        stopped = [e["stopped"] for e in sandbox["escapes"]]
+        m["c_escapes_attempted"] = float(len(stopped))
+        m["c_escapes_stopped_fraction"] = float(np.mean(stopped)) if stopped else float("nan")
+        m["c_run_goes_on"] = float(sandbox["goes_on"] and not sandbox["leaked"])
+        m["c_secret_leaked_or_planted"] = float(sandbox["leaked"])
+        control = list(sandbox["control"].values())
+        m["c_control_escapes_succeeded_fraction"] = float(np.mean(control))
+    llm_usage = [out["llm_usage"] for _, out in results if "llm_usage" in out]
+    if llm_usage:
+        from icml25.common.llm import usage_total
+
+        total = usage_total(llm_usage)
+        for key in ("calls", "cached_calls", "prompt_tokens", "completion_tokens"):
+            m[f"llm_{key}"] = float(total.get(key, 0))
+    return Summary(m, {"robust_accuracy": _figure(config, table)}, {"robust_accuracy": _CAPTION})
+
+
+def _claim_metrics(table, m) -> None:
+    def ratios(defense, attack):
+        runs = table.get((defense, attack), [])
+        return [r["evaluation"]["ratio"] for r in runs if r["evaluation"]]
+
+    pairs = {
+        "a1_quantised_pgd_min_ratio": ("quantised", "pgd", min),
+        "a2_quantised_bpda_max_ratio": ("quantised", "pgd_bpda", max),
+        "a3_noise_pgd_min_ratio": ("random_noise", "pgd", min),
+        "a4_noise_eot_max_ratio": ("random_noise", "pgd_eot", max),
+        "undefended_pgd_max_ratio": ("undefended", "pgd", max),
+    }
+    for name, (defense, attack, pick) in pairs.items():
+        values = ratios(defense, attack)
+        if values:
+            m[name] = float(pick(values))
+    adv = [v for attack in ATTACKS for v in ratios("adv_trained", attack)]
+    if adv:
+        m["b_adv_trained_min_ratio"] = float(min(adv))
+
+
+_CAPTION = (
+    "Robust accuracy (bars: mean over replicates; dots: each replicate) of each defence against "
+    "each SCRIPTED attacker (PGD, PGD+BPDA, PGD+EOT, adaptive; stand-ins for the LLM agent, "
+    "not a model), at L-inf eps = 0.2 on 8x8 digits; black ticks: clean accuracy, grey ticks: "
+    "the 'broken' line at half of it."
+)
+
+
+def _figure(config: Config, table) -> Figure:
+    defenses = [d for d, _ in config.plan]
+    attacks = sorted(
+        {a for _, a in table},
+        key=lambda a: (a == "llm", list(ATTACKS).index(a) if a in ATTACKS else 0),
+    )
+    fig = Figure(figsize=(9, 4))
+    ax = fig.subplots()
+    width = 0.8 / max(len(attacks), 1)
+    for j, attack in enumerate(attacks):
+        label = f"{attack} (scripted)" if attack != "llm" else "LLM agent"
+        for i, defense in enumerate(defenses):
+            runs = table.get((defense, attack))
+            if not runs:
+                continue
+            robust = [r["evaluation"]["robust_accuracy"] for r in runs if r["evaluation"]]
+            pos = i - 0.4 + width * (j + 0.5)
+            ax.bar(pos, np.mean(robust), width, color=f"C{j}", label=label)
+            label = None  # one legend entry per attack
+            ax.plot([pos] * len(robust), robust, "k.", markersize=4)
+    for i, defense in enumerate(defenses):
+        runs = [r for (d, _), rs in table.items() if d == defense for r in rs if r["evaluation"]]
+        if runs:
+            clean = np.mean([r["evaluation"]["clean_accuracy"] for r in runs])
+            ax.plot([i - 0.45, i + 0.45], [clean] * 2, "k-", linewidth=2)
+            ax.plot([i - 0.45, i + 0.45], [BROKEN * clean] * 2, color="0.5", linestyle="--")
+    ax.set_xticks(range(len(defenses)), defenses)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("robust accuracy")
+    ax.set_title(
+        f"Scripted attackers (not an LLM) at eps = {config.eps}: robust accuracy by defence",
+        fontsize=9,
+    )
+    ax.legend(fontsize=7, ncol=len(attacks), loc="upper left")
+    fig.tight_layout()
+    return fig
