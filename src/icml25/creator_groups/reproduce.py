@@ -2,13 +2,15 @@
 
 Cells:
 
-- ``lbr``: one replicate of the paper's synthetic environment (``d = 5``, ``m = 10`` users on
-  the sphere with weights ``[100, 50, 20, 10, 10, 5, 2, 1, 1, 1] / 200``, ``n`` creators with
-  random initial contents, ``beta``, ``eta``): local better-response dynamics for every reward,
-  group size and ``K``, all from the same users and the same initial contents;
+- ``lbr``: a batch of replicates of the paper's synthetic environment (``d = 5``, ``m = 10``
+  users on the sphere with weights ``[100, 50, 20, 10, 10, 5, 2, 1, 1, 1] / 200``, ``n``
+  creators with random initial contents, ``beta``), run together: local better-response
+  dynamics with a halving step, to its stopping rule (or ``rounds``), for every reward, group
+  size and ``K``, all from the same users and the same initial contents;
 - ``poa``: a batch of random small discrete instances (``n = 4`` creators, 3-4 contents, 2-4
   users, relevance uniform in [0, 1] or binary); every profile enumerated, group PNE and PoA for
-  every reward, group size and ``K``, and the PNE welfare range per ``K`` (claim c);
+  every reward, group size and ``K``, the PNE welfare range per ``K`` (claim c), and the
+  Self-Greedy construction checked against the enumeration;
 - ``trap``: our exposure-reward construction (:func:`~icml25.creator_groups.exposure_trap`)
   for one ``(K, epsilon)``, one group of all creators.
 """
