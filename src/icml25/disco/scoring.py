@@ -23,6 +23,7 @@ replacement within each class (the paper reports AUCs from such resamples).
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
 from icml25.disco.titles import match_many, normalize_title
@@ -130,14 +131,16 @@ def bootstrap_auc(
     labels: np.ndarray,
     n_resamples: int,
     rng: np.random.Generator,
-    chunk: int = 256,
+    chunk: int = 512,
 ) -> np.ndarray:
     """AUCs of resamples of the films, with replacement within each class.
 
     scores (F,) or (K, F): with K rows (e.g. image and caption scores of the same films) every
     row is resampled with the same draws, so differences between rows are paired. Returns
-    (n_resamples,) or (n_resamples, K). Vectorised: each chunk of resamples is one
-    (B, K, n1, n0) comparison (the Mann-Whitney count, ties one half)."""
+    (n_resamples,) or (n_resamples, K). Vectorised through ranks: for each resample,
+    ``AUC = (R_1 - n_1 (n_1 + 1) / 2) / (n_1 n_0)`` with ``R_1`` the sum of the average ranks of
+    the suspect films in the resample (ties share their rank, i.e. count one half), computed
+    for a chunk of resamples at once, (b, K, n_1 + n_0)."""
     scores = np.asarray(scores, dtype=float)
     labels = np.asarray(labels)
     rows = np.atleast_2d(scores)  # (K, F)
@@ -146,13 +149,14 @@ def bootstrap_auc(
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
     pos, neg = rows[:, labels == 1], rows[:, labels == 0]  # (K, n1), (K, n0)
-    i_pos = rng.integers(0, pos.shape[1], size=(n_resamples, pos.shape[1]))  # (B, n1)
-    i_neg = rng.integers(0, neg.shape[1], size=(n_resamples, neg.shape[1]))  # (B, n0)
+    n1, n0 = pos.shape[1], neg.shape[1]
+    i_pos = rng.integers(0, n1, size=(n_resamples, n1))  # (B, n1)
+    i_neg = rng.integers(0, n0, size=(n_resamples, n0))  # (B, n0)
     out = np.empty((n_resamples, rows.shape[0]))
     for start in range(0, n_resamples, chunk):
-        p = pos[:, i_pos[start : start + chunk]].transpose(1, 0, 2)  # (b, K, n1)
-        n = neg[:, i_neg[start : start + chunk]].transpose(1, 0, 2)  # (b, K, n0)
-        diff = p[..., :, None] - n[..., None, :]  # (b, K, n1, n0)
-        wins = (diff > 0).sum(axis=(2, 3)) + 0.5 * (diff == 0).sum(axis=(2, 3))
-        out[start : start + chunk] = wins / (pos.shape[1] * neg.shape[1])
+        both = np.concatenate(
+            [pos[:, i_pos[start : start + chunk]], neg[:, i_neg[start : start + chunk]]], axis=2
+        ).transpose(1, 0, 2)  # (b, K, n1 + n0)
+        ranks = rankdata(both, axis=-1)  # average ranks, 1-based
+        out[start : start + chunk] = (ranks[..., :n1].sum(-1) - n1 * (n1 + 1) / 2) / (n1 * n0)
     return out if scores.ndim == 2 else out[:, 0]
