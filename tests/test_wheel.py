@@ -97,3 +97,11 @@ def test_wheel_has_every_committed_result(wheel):
     assert not missing, f"not in the wheel: {missing}"
     shipped = {name for name in wheel if name.startswith("icml25/results/")}
     assert {n for n in shipped if n.endswith("summary.json")} == set(results)
+
+
+def test_wheel_has_the_data_the_papers_ship(wheel):
+    """Data files read at run time (disco's released answers, with their licence)."""
+    data = _expected("*/data/*")
+    assert "icml25/disco/data/answers.csv.gz" in data
+    missing = sorted(set(data) - wheel)
+    assert not missing, f"not in the wheel: {missing}"
