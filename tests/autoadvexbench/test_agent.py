@@ -1,0 +1,119 @@
+import dataclasses
+import inspect
+import json
+
+import pytest
+
+import icml25.autoadvexbench.reproduce as repro
+from icml25.autoadvexbench import (
+    ScriptedAttacker,
+    Task,
+    ToolCall,
+    TrainConfig,
+    attacks,
+    digits_split,
+    parse_tool_call,
+    run_agent,
+    train_defense,
+)
+from icml25.autoadvexbench.sandbox import Limits, Sandbox
+from icml25.common.llm import Endpoint
+from icml25.common.openai_stub import StubServer
+
+
+@pytest.fixture(scope="module")
+def setup():
+    x_train, y_train, x, y = digits_split(seed=0, n_test=40)
+    defense = train_defense("undefended", x_train, y_train, TrainConfig(epochs=3), seed=0)
+    return defense, x, y
+
+
+def make_task(tmp_path, setup):
+    defense, x, y = setup
+    task = Task.create(tmp_path / "task", defense, x, y, 0.2, eval_seed=0)
+    return task, Sandbox(task.folder, Limits(cpu_seconds=60, wall_seconds=120))
+
+
+def test_scripted_attacker_breaks_the_undefended_model_through_the_loop(tmp_path, setup):
+    task, box = make_task(tmp_path, setup)
+    result = run_agent(ScriptedAttacker("pgd", 0.2, 10, seed=0), task, box)
+    assert result.stop_reason == "broken" and result.evaluation.broken
+    assert [r["tool"] for r in result.transcript] == [
+        "read_file",
+        "read_file",
+        "write_file",
+        "write_file",
+        "run_python",
+        "finish",
+    ]
+    assert all(r["actor"] == "scripted" for r in result.transcript)
+    assert (task.folder / "adv.npy").exists() and (task.folder / "defenses.py").exists()
+
+
+def test_step_and_attempt_limits(tmp_path, setup):
+    task, box = make_task(tmp_path, setup)
+    reader = run_agent(lambda t: ToolCall("read_file", {"path": "task.md"}), task, box, max_steps=3)
+    assert reader.stop_reason == "steps" and reader.steps == 3 and reader.evaluation is None
+    finisher = run_agent(lambda t: ToolCall("finish"), task, box, max_attempts=2)
+    assert finisher.stop_reason == "attempts" and finisher.attempts == 2
+    assert not finisher.evaluation.valid and "adv.npy" in finisher.evaluation.reason
+
+
+def test_parse_tool_call():
+    call = parse_tool_call('I will look. {"tool": "read_file", "args": {"path": "a.py"}} done')
+    assert call == ToolCall("read_file", {"path": "a.py"})
+    nested = json.dumps({"tool": "write_file", "args": {"path": "b", "content": '{"tool": "x"}'}})
+    assert parse_tool_call(nested).tool == "write_file"
+    for bad in ("no json", '{"tool": "rm"}', '{"tool": "finish", "args": [1]}'):
+        with pytest.raises(ValueError):
+            parse_tool_call(bad)
+
+
+def test_llm_agent_runs_a_cell_end_to_end_against_the_stub(tmp_path, monkeypatch):
+    """One cell of the reproduction with an endpoint: the stub plays a scripted tool-use
+    conversation (including one unreadable reply), the LLM agent's steps run in the sandbox."""
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    driver = (
+        "import numpy as np, torch\nfrom attacks import run_attack\n"
+        "from defenses import load_defense\nd = np.load('data.npz')\n"
+        "x, y = torch.from_numpy(d['x']), torch.from_numpy(d['y'])\n"
+        "adv = run_attack('pgd_bpda', load_defense('.'), x, y, 0.2, steps=10)\n"
+        "np.save('adv.npy', adv.numpy())\n"
+    )
+    source = inspect.getsource(attacks)
+    replies = [
+        'Reading the task first. {"tool": "read_file", "args": {"path": "task.md"}}',
+        "Hmm, let me think.",
+        json.dumps({"tool": "write_file", "args": {"path": "attacks.py", "content": source}}),
+        json.dumps({"tool": "write_file", "args": {"path": "attack.py", "content": driver}}),
+        '{"tool": "run_python", "args": {"path": "attack.py"}}',
+        '{"tool": "finish", "args": {}}',
+    ]
+
+    def respond(body):
+        turn = sum(m["role"] == "assistant" for m in body["messages"])
+        return replies[min(turn, len(replies) - 1)]
+
+    with StubServer(respond) as server:
+        config = dataclasses.replace(
+            repro.SCALES["smoke"],
+            llm=Endpoint(server.url, "stub-model"),
+            plan=(("quantised", ("pgd",)),),
+        )
+        out = repro.run_cell(config, {"part": "defense", "defense": "quantised", "replicate": 0}, 1)
+        llm = out["results"]["llm"]
+        assert [r["tool"] for r in llm["transcript"]] == [
+            "read_file",
+            "invalid",
+            "write_file",
+            "write_file",
+            "run_python",
+            "finish",
+        ]
+        assert llm["transcript"][0]["actor"] == "llm:stub-model"
+        assert llm["stop_reason"] == "broken"  # BPDA, written by the "model", breaks quantisation
+        assert out["llm_usage"]["calls"] == len(server.requests) == 6
+        assert "Evaluate the robustness" in server.requests[0]["messages"][1]["content"]
+        summary = repro.summarize(config, [({"part": "defense", "defense": "quantised"}, out)])
+        assert summary.measurements["llm_calls"] == 6
+        assert "ratio_quantised_llm_mean" in summary.measurements

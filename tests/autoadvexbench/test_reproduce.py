@@ -1,0 +1,49 @@
+import icml25.autoadvexbench.reproduce as repro
+from icml25.autoadvexbench.claims import CLAIMS
+
+
+def test_cells_cover_the_plan_and_the_sandbox():
+    config = repro.SCALES["default"]
+    cells = repro.cells(config)
+    assert len(cells) == len(config.plan) * config.replicates + 1
+    assert {c["defense"] for c in cells if c["part"] == "defense"} == set(repro.DEFENSES)
+    assert config.llm is None and all(s.llm is None for s in repro.SCALES.values())
+
+
+def test_which_declarations_are_checks():
+    # the sandbox is ours and the undefended model is a sanity check of the budget
+    checks = [c.id for c in CLAIMS if c.kind == "check"]
+    assert checks == ["undefended_broken", "c_stopped", "c_goes_on", "c_control"]
+
+
+def fake(defense, ratios):
+    return {
+        "results": {
+            attack: {
+                "evaluation": {
+                    "clean_accuracy": 1.0,
+                    "robust_accuracy": r,
+                    "rejected_fraction": 0.0,
+                    "broken": r < 0.5,
+                    "ratio": r,
+                },
+                "steps": 6,
+            }
+            for attack, r in ratios.items()
+        },
+        "diagnostics": {"zero_gradient_fraction": 0.0},
+    }
+
+
+def test_claims_take_the_worst_replicate():
+    config = repro.SCALES["default"]
+    results = [
+        ({"part": "defense", "defense": "quantised"}, fake("q", {"pgd": 0.9, "pgd_bpda": 0.2})),
+        ({"part": "defense", "defense": "quantised"}, fake("q", {"pgd": 0.4, "pgd_bpda": 0.6})),
+        ({"part": "defense", "defense": "adv_trained"}, fake("a", {"pgd": 0.7, "adaptive": 0.55})),
+    ]
+    m = repro.summarize(config, results).measurements
+    assert m["a1_quantised_pgd_min_ratio"] == 0.4  # "fails to break": the smallest ratio
+    assert m["a2_quantised_bpda_max_ratio"] == 0.6  # "breaks": the largest
+    assert m["b_adv_trained_min_ratio"] == 0.55  # over attacks too
+    assert m["ratio_quantised_pgd_mean"] == 0.65
