@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import icml25.hiref.reproduce as hr
-from icml25.hiref import DATASETS, GAUSSIAN_W2_SQUARED, sample
+from icml25.hiref import DATASETS, GAUSSIAN_W2_SQUARED, HIGHDIM, sample
 from icml25.hiref.baselines import exact_cost, minibatch_ot
 from icml25.hiref.claims import CLAIMS
 from icml25.lab import runner
@@ -15,7 +15,8 @@ def test_claims_are_the_issues():
         ("a", "<=", 1.01),
         ("b", ">=", 1.0),
         ("c", "<=", 5.5),
-        ("d", "<", 1.0),
+        ("d1", "<", 1.0),
+        ("d2", "<", 1.0),
     ]
 
 
@@ -25,8 +26,10 @@ def test_default_cells_cover_the_grid():
     json.dumps(cells)
     quality = [c for c in cells if c["kind"] == "quality" and c["n"] == 4096]
     assert len(quality) == 4 * 5
-    assert {c["dataset"] for c in cells if c["kind"] == "scale"} == set(DATASETS)
-    assert {c["n"] for c in cells if c["kind"] == "scale"} == {2**16}
+    assert {c["dataset"] for c in cells if c["kind"] == "highdim"} == set(HIGHDIM)
+    assert {c["n"] for c in cells if c["kind"] == "highdim"} == {2**14}
+    assert {c["n"] for c in cells if c["kind"] == "sinkhorn"} == {4096}
+    assert max(c["n"] for c in hr.cells(hr.SCALES["paper"]) if c["kind"] == "highdim") == 2**16
     assert config.timing_from == 2**16 and 2**18 in config.timing_ns
 
 
@@ -36,6 +39,15 @@ def test_samplers_are_seeded(name):
     X2, Y2 = sample(name, 100, 3)
     assert X.shape == Y.shape == (100, 2)
     assert np.array_equal(X, X2) and np.array_equal(Y, Y2)
+
+
+@pytest.mark.parametrize("name", list(HIGHDIM))
+def test_high_dimensional_samplers(name):
+    X, Y = sample(name, 50, 1)
+    X2, _ = sample(name, 50, 1)
+    d = int(name.removeprefix("gmm").removeprefix("digits"))
+    assert X.shape == Y.shape == (50, d)
+    assert np.array_equal(X, X2) and not np.array_equal(X, sample(name, 50, 2)[0])
 
 
 def test_gaussian_closed_form_and_baselines():
@@ -50,9 +62,11 @@ def test_gaussian_closed_form_and_baselines():
 def test_smoke_claims_hold(tmp_path):
     summary = runner.run(["hiref"], scale="smoke", out=tmp_path, jobs=1)["hiref"]
     assert summary["cells"]["failed"] == 0, summary["failures"]
+    # (a) fails at smoke scale too: checkerboard's 5-seed mean is 1.031 at n = 1024
     assert [c["verdict"] for c in summary["claims"]] == [
-        "reproduced",
+        "not reproduced",
         "holds",
+        "reproduced",
         "reproduced",
         "reproduced",
     ]

@@ -10,18 +10,26 @@
 """
 
 from icml25.hiref.costs import euclidean_factors, sqeuclidean_factors
-from icml25.hiref.datasets import DATASETS, GAUSSIAN_W2_SQUARED, sample
-from icml25.hiref.hiref import check_point_clouds, hiref, is_permutation, transport_cost
+from icml25.hiref.datasets import DATASETS, GAUSSIAN_W2_SQUARED, HIGHDIM, sample
+from icml25.hiref.hiref import (
+    check_point_clouds,
+    hiref,
+    hiref_factored,
+    is_permutation,
+    transport_cost,
+)
 from icml25.hiref.lowrank import lowrank_cost, lowrank_ot
 from icml25.hiref.rank_schedule import child_sizes, min_partial_product_factorisation, rank_schedule
 
 __all__ = [
     "DATASETS",
     "GAUSSIAN_W2_SQUARED",
+    "HIGHDIM",
     "check_point_clouds",
     "child_sizes",
     "euclidean_factors",
     "hiref",
+    "hiref_factored",
     "is_permutation",
     "lowrank_cost",
     "lowrank_ot",

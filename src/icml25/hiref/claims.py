@@ -1,4 +1,4 @@
-"""The claims and checks of hiref, declared before any run.
+"""The claims and checks of hiref, declared before any run (issue 28's thresholds).
 
 The protocol is in ``icml25.lab.reproduction``.
 """
@@ -8,9 +8,10 @@ from icml25.lab.claims import Claim
 CLAIMS = (
     Claim(
         "a",
-        "Near-optimal: at n = 4096 the median over the four data sets and 5 seeds of "
-        "cost(HiRef) / cost(exact ot.emd).",
-        metric="median_cost_ratio",
+        "Near-optimal on every data set: at n = 4096 the largest, over the four 2-D data sets, "
+        "of the mean over 5 seeds of cost(HiRef) / cost(exact ot.emd) (the paper's single "
+        "start of the subsolver).",
+        metric="max_mean_cost_ratio",
         comparison="<=",
         threshold=1.01,
         paper_value="1.008 x exact (official code, half-moon -> S-curve, n = 512)",
@@ -38,13 +39,26 @@ CLAIMS = (
         source="Abstract",
     ),
     Claim(
-        "d",
-        "Better than the practical alternative at scale: at n = 2^16 the largest, over data "
-        "sets, of cost(HiRef) / cost(mini-batch OT with B = 1024).",
+        "d1",
+        "Better than mini-batch OT in high dimension: at the largest n of the run (2^14 at "
+        "default scale, 2^16 at paper scale) the largest, over the four 64- and 256-dimensional "
+        "data sets (Gaussian mixtures, digits embeddings), of cost(HiRef) / cost(mini-batch OT "
+        "with B = 1024).",
         metric="max_cost_ratio_to_minibatch1024",
         comparison="<",
         threshold=1.0,
-        paper_value="ImageNet, n = 640,500: 18.974 vs 19.586 (mini-batch B = 1024)",
+        paper_value="ImageNet, 2048-d, n = 640,500: 18.974 vs 19.586 (mini-batch B = 1024)",
+        source="authors' notebook",
+    ),
+    Claim(
+        "d2",
+        "Better than Sinkhorn in high dimension: at the largest n dense Sinkhorn runs in the "
+        "budget (4096 at default scale, 16384 at paper scale) the largest, over the four "
+        "high-dimensional data sets, of cost(HiRef) / cost(Sinkhorn's plan).",
+        metric="max_cost_ratio_to_sinkhorn",
+        comparison="<",
+        threshold=1.0,
+        paper_value="half-moon -> S-curve, n = 512: HiRef .33444 vs Sinkhorn .33799",
         source="authors' notebook",
     ),
 )

@@ -123,8 +123,9 @@ def _solve(A, B, a, b, g, *, gamma, max_iter, min_iter, inner_iter, tol, generat
     """
     batch, _, m = A.shape
     r = g.shape[1]
+    # drawn on the CPU (generator's device) and moved: the same start on any device
     start = torch.rand(batch, m, r, generator=generator, dtype=A.dtype) + 0.5  # (Bt, m, r)
-    start = start.transpose(1, 2).contiguous()  # (Bt, r, m)
+    start = start.transpose(1, 2).contiguous().to(A.device)  # (Bt, r, m)
     R = _project(start.clone(), b, g, 4 * inner_iter)
     Q = _project(start, a, g, 4 * inner_iter)
     AtQ, BtR = _products(A, B, Q, R)  # (Bt, r, k) each

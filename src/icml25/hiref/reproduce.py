@@ -1,18 +1,21 @@
 """Reproduction: Hierarchical Refinement (Halmos et al., ICML 2025) against exact, entropic,
-mini-batch and low-rank OT on four synthetic pairs of point clouds.
+mini-batch and low-rank OT, on four 2-D pairs of point clouds and four high-dimensional ones.
 
 Cells (each independent, seeded by the runner):
 
-- ``quality``: one data set, one ``n``, one seed: HiRef and the exact cost (``ot.emd``); for
-  seed 0 also Sinkhorn (``n <= sinkhorn_max_n``), mini-batch OT (B = 128, 1024) and a single
-  low-rank coupling, for the cost-ratio figure;
-- ``scale``: one data set at ``n = 2^16`` (default): HiRef against mini-batch OT, claim (d);
+- ``quality``: one 2-D data set, one ``n``, one seed: HiRef and the exact cost (``ot.emd``);
+  for seed 0 also Sinkhorn (``n <= sinkhorn_max_n``), mini-batch OT (B = 128, 1024) and a
+  single low-rank coupling, for the cost-ratio figure; claim (a), per data set;
+- ``highdim``: one 64- or 256-dimensional data set at ``n`` in ``highdim_ns``: HiRef against
+  mini-batch OT (B = 1024), claim (d1);
+- ``sinkhorn``: one high-dimensional data set at ``sinkhorn_n``: HiRef, Sinkhorn, mini-batch
+  OT and the exact cost, claim (d2);
 - ``timing``: HiRef on Gaussian -> Gaussian at growing ``n``, each size in a fresh process so
   its peak RSS is its own; claim (c) and the time/memory figure. At the smoke scale the clock is
   an operation count (``clock = "work"``) so that a rerun gives the same numbers.
 
-Figures: cost ratio to exact against ``n`` per data set; time and peak memory against ``n``
-(log-log); the map drawn for half-moon -> S-curve.
+Figures: cost ratio to exact against ``n`` per 2-D data set; time and peak memory against
+``n`` (log-log); the map drawn for half-moon -> S-curve.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from icml25.hiref.baselines import exact_cost, lowrank_coupling_cost, minibatch_ot, sinkhorn_plan
-from icml25.hiref.datasets import DATASETS, GAUSSIAN_W2_SQUARED, sample
+from icml25.hiref.datasets import DATASETS, GAUSSIAN_W2_SQUARED, HIGHDIM, sample
 from icml25.hiref.hiref import hiref, is_permutation
 from icml25.lab.reproduction import Summary
 
@@ -40,11 +43,13 @@ class Config:
     datasets: tuple[str, ...] = tuple(DATASETS)
     quality_n: int = 4096
     quality_seeds: int = 5
-    curve_ns: tuple[int, ...] = (512, 1024, 2048)
+    curve_ns: tuple[int, ...] = ()
     sinkhorn_max_n: int = 2048
     batches: tuple[int, ...] = (128, 1024)
     lowrank_rank: int = 32
-    scale_n: int = 2**16
+    highdim: tuple[str, ...] = tuple(HIGHDIM)
+    highdim_ns: tuple[int, ...] = (2**14,)
+    sinkhorn_n: int = 4096  # claim (d2): the largest n dense Sinkhorn runs at in the budget
     claim_batch: int = 1024
     timing_ns: tuple[int, ...] = (2**12, 2**14, 2**16, 2**17, 2**18)
     timing_from: int = 2**16  # claim (c): growth from timing_from to 4 * timing_from
@@ -55,23 +60,23 @@ SCALES = {
     "smoke": Config(
         quality_n=1024,
         quality_seeds=2,
-        curve_ns=(),
-        sinkhorn_max_n=512,  # no dense Sinkhorn at smoke scale
-        scale_n=4096,
-        claim_batch=64,  # the default's batch-to-n ratio, 1024 / 2^16
+        sinkhorn_max_n=512,  # no dense Sinkhorn on the 2-D data sets at smoke scale
         batches=(64,),
         lowrank_rank=16,
+        highdim=("gmm64", "digits64"),
+        highdim_ns=(2048,),
+        sinkhorn_n=512,
+        claim_batch=128,  # the default's batch-to-n ratio, 1024 / 2^14
         timing_ns=(2**12, 2**14),
         timing_from=2**12,
         clock="work",
     ),
     "default": Config(),
     "paper": Config(
-        quality_n=4096,
-        quality_seeds=5,
         curve_ns=(512, 1024, 2048, 8192, 16384),
         sinkhorn_max_n=8192,
-        scale_n=2**16,
+        highdim_ns=(2**14, 2**15, 2**16),
+        sinkhorn_n=16384,
         timing_ns=(2**12, 2**14, 2**16, 2**17, 2**18, 2**19, 2**20),
     ),
 }
@@ -84,10 +89,17 @@ def cells(config: Config) -> list[dict]:
             out.append({"kind": "quality", "dataset": dataset, "n": config.quality_n, "seed": seed})
         for n in config.curve_ns:
             out.append({"kind": "quality", "dataset": dataset, "n": n, "seed": 0})
-    for dataset in config.datasets:
-        out.append({"kind": "scale", "dataset": dataset, "n": config.scale_n, "seed": 0})
+    for dataset in config.highdim:
+        for n in config.highdim_ns:
+            out.append({"kind": "highdim", "dataset": dataset, "n": n, "seed": 0})
+        out.append({"kind": "sinkhorn", "dataset": dataset, "n": config.sinkhorn_n, "seed": 0})
     out.append({"kind": "timing", "dataset": "gaussians", "n": 0, "seed": 0})
     return out
+
+
+def _minibatch_cost(X: np.ndarray, Y: np.ndarray, batch: int, seed: int) -> float:
+    perm = minibatch_ot(X, Y, batch, seed)
+    return float(np.mean(np.sum((X - Y[perm]) ** 2, axis=1)))
 
 
 def _hiref_run(X: np.ndarray, Y: np.ndarray, seed: int) -> dict:
@@ -167,10 +179,13 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     run = _hiref_run(X, Y, seed)
     perm = run.pop("perm")
     out = {"hiref": run}
-    if kind == "scale":
-        for batch in sorted({config.claim_batch, *config.batches}):
-            mb = minibatch_ot(X, Y, batch, seed)
-            out[f"minibatch_{batch}"] = float(np.mean(np.sum((X - Y[mb]) ** 2, axis=1)))
+    if kind == "highdim":
+        out[f"minibatch_{config.claim_batch}"] = _minibatch_cost(X, Y, config.claim_batch, seed)
+        return out
+    if kind == "sinkhorn":
+        out["sinkhorn"], out["sinkhorn_nnz"] = sinkhorn_plan(X, Y)
+        out[f"minibatch_{config.claim_batch}"] = _minibatch_cost(X, Y, config.claim_batch, seed)
+        out["exact"] = exact_cost(X, Y)
         return out
     begin = time.perf_counter()
     out["exact"] = exact_cost(X, Y)
@@ -179,8 +194,7 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         if n <= config.sinkhorn_max_n:
             out["sinkhorn"], out["sinkhorn_nnz"] = sinkhorn_plan(X, Y)
         for batch in config.batches:
-            mb = minibatch_ot(X, Y, batch, seed)
-            out[f"minibatch_{batch}"] = float(np.mean(np.sum((X - Y[mb]) ** 2, axis=1)))
+            out[f"minibatch_{batch}"] = _minibatch_cost(X, Y, batch, seed)
         out["lowrank"] = lowrank_coupling_cost(X, Y, min(config.lowrank_rank, n), seed)
         if dataset == "halfmoon_scurve" and n == min((*config.curve_ns, config.quality_n)):
             out["map"] = {"X": X, "Y": Y, "perm": perm}
@@ -189,12 +203,13 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
 
 def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     quality = [(c, o) for c, o in results if c["kind"] == "quality"]
-    scale = [(c, o) for c, o in results if c["kind"] == "scale"]
+    highdim = [(c, o) for c, o in results if c["kind"] == "highdim"]
+    sink = [(c, o) for c, o in results if c["kind"] == "sinkhorn"]
     timing = [o for c, o in results if c["kind"] == "timing"]
     m: dict[str, float] = {}
 
     ratios = [o["hiref"]["cost"] / o["exact"] for c, o in quality if c["n"] == config.quality_n]
-    m["median_cost_ratio"] = statistics.median(ratios) if ratios else math.nan
+    m["median_cost_ratio"] = statistics.median(ratios) if ratios else math.nan  # the old (a)
     for dataset in config.datasets:
         r = [
             o["hiref"]["cost"] / o["exact"]
@@ -204,6 +219,8 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         if r:
             m[f"mean_cost_ratio_n{config.quality_n}[{dataset}]"] = float(np.mean(r))
             m[f"max_cost_ratio_n{config.quality_n}[{dataset}]"] = float(np.max(r))
+    means = [v for k, v in m.items() if k.startswith("mean_cost_ratio_n")]
+    m["max_mean_cost_ratio"] = max(means) if means else math.nan
     for c, o in quality:
         if c["seed"] == 0:
             for method in ("sinkhorn", "lowrank", *(f"minibatch_{b}" for b in config.batches)):
@@ -212,15 +229,15 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             if c["n"] != config.quality_n:
                 m[f"cost_ratio[hiref,{c['dataset']},n={c['n']}]"] = o["hiref"]["cost"] / o["exact"]
 
-    checks = [o["hiref"]["is_permutation"] for _, o in quality + scale]
+    checks = [o["hiref"]["is_permutation"] for _, o in quality + highdim + sink]
     checks += [p for o in timing for p in o["is_permutation"]]
     m["permutation_rate"] = float(np.mean(checks)) if checks else math.nan
     m["hiref_runs"] = float(len(checks))
-    sink = [(c["n"], o["sinkhorn_nnz"]) for c, o in quality if "sinkhorn_nnz" in o]
-    if sink:
-        n_s = max(n for n, _ in sink)
+    dense = [(c["n"], o["sinkhorn_nnz"]) for c, o in quality + sink if "sinkhorn_nnz" in o]
+    if dense:
+        n_s = max(n for n, _ in dense)
         m["sinkhorn_nonzero_fraction_of_n2"] = float(
-            np.mean([z / n_s**2 for n, z in sink if n == n_s])
+            np.mean([z / n_s**2 for n, z in dense if n == n_s])
         )
         m["sinkhorn_nonzeros_n"] = float(n_s)
 
@@ -247,13 +264,22 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             for n, r in zip(ns, t["ratio_to_w2"], strict=True):
                 m[f"cost_ratio_to_closed_form_w2[n={n}]"] = r
 
-    mb = [o["hiref"]["cost"] / o[f"minibatch_{config.claim_batch}"] for _, o in scale]
+    key = f"minibatch_{config.claim_batch}"
+    top = max((c["n"] for c, _ in highdim), default=None)
+    for c, o in highdim:
+        m[f"cost_ratio_to_minibatch[{config.claim_batch},{c['dataset']},n={c['n']}]"] = (
+            o["hiref"]["cost"] / o[key]
+        )
+    mb = [o["hiref"]["cost"] / o[key] for c, o in highdim if c["n"] == top]
     m["max_cost_ratio_to_minibatch1024"] = max(mb) if mb else math.nan
-    for c, o in scale:
-        for b in sorted({config.claim_batch, *config.batches}):
-            m[f"cost_ratio_to_minibatch[{b},{c['dataset']},n={c['n']}]"] = (
-                o["hiref"]["cost"] / o[f"minibatch_{b}"]
-            )
+    for c, o in sink:
+        tag = f"{c['dataset']},n={c['n']}"
+        m[f"cost_ratio_to_sinkhorn[{tag}]"] = o["hiref"]["cost"] / o["sinkhorn"]
+        for method, value in (("hiref", o["hiref"]["cost"]), ("sinkhorn", o["sinkhorn"])):
+            m[f"cost_ratio[{method},{tag}]"] = value / o["exact"]
+        m[f"cost_ratio[{key},{tag}]"] = o[key] / o["exact"]
+    sk = [o["hiref"]["cost"] / o["sinkhorn"] for _, o in sink]
+    m["max_cost_ratio_to_sinkhorn"] = max(sk) if sk else math.nan
 
     figures = {"cost_ratio_vs_n": _fig_ratios(config, quality)}
     if timing:
