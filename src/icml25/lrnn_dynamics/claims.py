@@ -7,13 +7,37 @@ from icml25.lab.claims import Claim
 
 CLAIMS = (
     Claim(
-        "a",
-        "The full network's mode projections u_a^T W_y W_h^{T-i} W_x v_a follow the reduced "
-        "scalar gradient-flow dynamics a b^{T-i} c: relative L2 error over training (all steps, "
-        "modes and time steps), the largest over tasks and seeds.",
+        "a1",
+        "From a small random initialisation (entries N(0, 1e-6 / fan_in)), the full network's "
+        "trajectory comes close to the reduced dynamics on the exponential task: relative L2 "
+        "distance between the network's maps W_y W_h^{T-i} W_x and U diag(a b^{T-i} c) V^T "
+        "from the scalar ODEs (all recorded steps, all entries, so cross-mode leakage counts), "
+        "the ODE started from the network's initial weights projected on the modes; largest "
+        "over seeds.",
+        "random_rel_error_exponential",
+        "<",
+        0.05,
+        paper_value="modes learn independently along scalar dynamics (a, b, c)",
+    ),
+    Claim(
+        "a2",
+        "The same distance on the non-exponential (ramp) task of the same size, largest over "
+        "seeds.",
+        "random_rel_error_ramp",
+        "<",
+        0.05,
+        paper_value="modes learn independently along scalar dynamics (a, b, c)",
+    ),
+    Claim(
+        "a_aligned",
+        "Aligned initialisation a = b = c = 1e-3 (the paper's assumption): the mode projections "
+        "u_a^T W_y W_h^{T-i} W_x v_a follow the scalar gradient-flow ODE; relative L2 error over "
+        "training, largest over tasks and seeds. The aligned manifold is invariant under the "
+        "gradient, so this holds up to discretisation until rounding noise leaves it: a check.",
         "reduced_max_rel_error",
         "<",
         0.05,
+        kind="check",
         paper_value="aligned modes learn independently along scalar dynamics (a, b, c)",
     ),
     Claim(
