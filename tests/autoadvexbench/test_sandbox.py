@@ -30,16 +30,19 @@ def test_file_tools_stay_in_the_folder(box):
     with pytest.raises(SandboxError):
         box.write_file("../planted.txt", "x")
     assert not (box.folder.parent / "planted.txt").exists()
+    assert (box.folder.parent / "outside.txt").exists()
 
 
 def test_script_escapes_are_refused_and_recorded(box):
     result = run(
         box,
-        "import socket, subprocess\n"
+        "import os, socket, subprocess\n"
         "for f in (lambda: open('../outside.txt').read(),\n"
         "          lambda: open('../planted.txt', 'w'),\n"
         "          lambda: socket.socket(),\n"
-        "          lambda: subprocess.run(['true'])):\n"
+        "          lambda: subprocess.run(['true']),\n"
+        "          lambda: os.remove('../outside.txt'),\n"
+        "          lambda: os.listdir('..')):\n"
         "    try:\n        print('ESCAPED', f())\n"
         "    except PermissionError as e:\n        print('refused')\n"
         "open('inside.txt', 'w').write('ok')\n",
@@ -51,9 +54,12 @@ def test_script_escapes_are_refused_and_recorded(box):
         "open-write-outside",
         "socket.__new__",
         "subprocess.Popen",
+        "os.remove-write-outside",
+        "os.listdir-read-outside",
     ]
     assert result.stopped and (box.folder / "inside.txt").read_text() == "ok"
     assert not (box.folder.parent / "planted.txt").exists()
+    assert (box.folder.parent / "outside.txt").exists()
 
 
 def test_the_unguarded_control_does_escape(box):

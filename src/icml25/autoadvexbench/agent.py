@@ -264,6 +264,7 @@ ESCAPES = {
     "busy_loop": "while True:\n    pass\n",
     "sleep": "import time\ntime.sleep(3600)\n",
     "memory": "block = bytearray(8 * 2**30)\nprint(len(block))\n",
+    "delete_outside_python": "import os\nos.remove('../outside/secret.txt')\n",
 }
 
 

@@ -9,6 +9,8 @@ the inherited descriptor LOG_FD:
 
 - opening a file outside FOLDER for writing, or for reading outside FOLDER and the Python
   installation (``sys.prefix``, ``sys.base_prefix``) and ``/proc``, ``/sys``, ``/dev``;
+  likewise removing, renaming, linking, creating or changing files and directories outside
+  FOLDER, and listing directories outside the read roots;
 - creating a socket (no network);
 - starting a process or loading native code (``subprocess``, ``os.system``, ``os.exec*``,
   ``os.posix_spawn``, ``os.fork``, ``ctypes``), which would run outside the hook.
@@ -41,6 +43,22 @@ BLOCKED_EVENTS = (
     "ctypes.call_function",
 )
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+# file-system events other than open: which of their arguments are paths, and whether they change
+# the file system (then the path must be in FOLDER) or only read it (FOLDER or a read root)
+PATH_EVENTS = {
+    "os.remove": ((0,), True),
+    "os.rmdir": ((0,), True),
+    "os.mkdir": ((0,), True),
+    "os.rename": ((0, 1), True),
+    "os.link": ((0, 1), True),
+    "os.symlink": ((1,), True),
+    "os.chmod": ((0,), True),
+    "os.chown": ((0,), True),
+    "os.truncate": ((0,), True),
+    "os.utime": ((0,), True),
+    "os.listdir": ((0,), False),
+    "os.scandir": ((0,), False),
+}
 
 
 def _inside(path, roots):
@@ -58,17 +76,24 @@ def install(folder, log_fd):
         write(log_fd, (dumps({"event": event, "detail": str(detail)[:300]}) + "\n").encode())
         raise PermissionError(f"sandbox: {event} refused ({detail})")
 
+    def check(event, path, writing):
+        if path is None or isinstance(path, int):
+            return
+        full = realpath(os.fsdecode(path))
+        if writing and not (_inside(full, [folder]) or full == "/dev/null"):
+            refuse(f"{event}-write-outside", full)
+        if not writing and not _inside(full, read_roots):
+            refuse(f"{event}-read-outside", full)
+
     def hook(event, args):
-        if event == "open":
+        if event in PATH_EVENTS:
+            positions, writing = PATH_EVENTS[event]
+            for i in positions:
+                check(event, args[i] if i < len(args) else None, writing)
+        elif event == "open":
             path, mode, flags = args
-            if path is None or isinstance(path, int):
-                return
-            full = realpath(os.fsdecode(path))
             writing = any(c in str(mode or "") for c in "wax+") or bool((flags or 0) & WRITE_FLAGS)
-            if writing and not (_inside(full, [folder]) or full == "/dev/null"):
-                refuse("open-write-outside", full)
-            if not writing and not _inside(full, read_roots):
-                refuse("open-read-outside", full)
+            check("open", path, writing)
         elif event.startswith(BLOCKED_EVENTS):
             refuse(event, args[:2] if isinstance(args, tuple) else args)
 
