@@ -7,7 +7,9 @@ from icml25.w2s_intrinsic import (
     correlation_dimension,
     feature_dimensions,
     intrinsic_dimension,
+    match_feature_dim,
     principal_subspace,
+    sample_subspace,
     subspace_pair,
 )
 
@@ -61,7 +63,60 @@ def test_feature_dimensions_on_features_of_a_shared_latent():
     Fw = latent @ Vw @ Vw.T + 1e-3 * rng.standard_normal((m, D))
     d_s, d_w, d_sw = feature_dimensions(Fs, Fw, fraction=0.99)
     assert (d_s, d_w) == (4, 6)
-    assert d_sw == pytest.approx(2.0, abs=1e-3)
+    # in sample space (R^2000) the estimate of ||V_s^T V_w||_F^2 moves by O(d_s d_w / m)
+    assert d_sw == pytest.approx(2.0, abs=0.01)
+
+
+def gaussian_features_of_unequal_widths(d_sw=2, m=4000, seed=7):
+    """Features X V_s Q_s^T (width 50) and X V_w Q_w^T (width 13) of subspaces sharing d_sw
+    directions: the widths differ and the feature coordinates are unrelated (random isometries
+    Q), as between two real models; (d_s, d_w) = (4, 6) in the Gaussian model.
+    """
+    rng = np.random.default_rng(seed)
+    D = 30
+    Vs, Vw, _ = subspace_pair(D, 4, 6, d_sw, seed=rng)
+    X = rng.standard_normal((m, D))
+    Qs, _ = np.linalg.qr(rng.standard_normal((50, 4)))  # (50, 4) orthonormal: flat spectrum
+    Qw, _ = np.linalg.qr(rng.standard_normal((13, 6)))  # (13, 6)
+    return X @ Vs @ Qs.T, X @ Vw @ Qw.T  # (m, 50), (m, 13)
+
+
+@pytest.mark.parametrize("shared", [0, 2, 4])
+def test_feature_dimensions_is_coordinate_free_with_unequal_widths(shared):
+    Fs, Fw = gaussian_features_of_unequal_widths(shared)
+    d_s, d_w, d_sw = feature_dimensions(Fs, Fw, fraction=0.999)
+    assert (d_s, d_w) == (4, 6)
+    # sample-space estimate of ||V_s^T V_w||_F^2; its bias and spread are O(d_s d_w / m) = 0.6%
+    assert d_sw == pytest.approx(shared, abs=0.05)
+    # any orthogonal map of either model's features leaves every number unchanged
+    rng = np.random.default_rng(8)
+    Rs, _ = np.linalg.qr(rng.standard_normal((50, 50)))
+    Rw, _ = np.linalg.qr(rng.standard_normal((13, 13)))
+    d_s2, d_w2, d_sw2 = feature_dimensions(Fs @ Rs, Fw @ Rw, fraction=0.999)
+    assert (d_s2, d_w2) == (d_s, d_w)
+    assert d_sw2 == pytest.approx(d_sw, abs=1e-9)
+
+
+def test_the_official_random_projection_misses_the_shared_directions():
+    # why feature_dimensions no longer uses it: a Gaussian map of the 50 strong features to 13
+    # coordinates puts them in a frame unrelated to the weak model's 13 coordinates
+    # orthogonal subspaces (d_sw = 0) look like random ones: E d_sw = 4 * 6 / 13 = 1.85
+    Fs, Fw = gaussian_features_of_unequal_widths(0)
+    Ps, Pw = match_feature_dim(Fs, Fw, seed=0)
+    assert Ps.shape == Pw.shape == (4000, 13)
+    d_sw_official = correlation_dimension(principal_subspace(Ps, 4), principal_subspace(Pw, 6))
+    assert d_sw_official > 0.5
+    assert feature_dimensions(Fs, Fw, fraction=0.999)[2] < 0.05
+
+
+def test_sample_subspace_spans_the_features():
+    Fs, _ = gaussian_features_of_unequal_widths(m=300)
+    U = sample_subspace(Fs, 4)  # (300, 4)
+    assert np.allclose(U.T @ U, np.eye(4))
+    residual = Fs - U @ (U.T @ Fs)  # the rank-4 features lie in span(U)
+    assert np.linalg.norm(residual) < 1e-8 * np.linalg.norm(Fs)
+    with pytest.raises(ValueError, match="dim"):
+        sample_subspace(Fs, 51)
 
 
 def test_bad_arguments():

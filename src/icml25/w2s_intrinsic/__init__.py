@@ -18,19 +18,32 @@ from icml25.w2s_intrinsic.dimensions import (
     intrinsic_dimension,
     match_feature_dim,
     principal_subspace,
+    sample_subspace,
 )
-from icml25.w2s_intrinsic.simulate import W2SSimulation, simulate_w2s, subspace_pair
+from icml25.w2s_intrinsic.probe import (
+    W2SProbe,
+    predicted_pgr,
+    principal_coordinates,
+    w2s_linear_probe,
+)
+from icml25.w2s_intrinsic.simulate import W2SCurves, W2SSimulation, simulate_w2s, subspace_pair
 from icml25.w2s_intrinsic.theory import W2SRisks, w2s_risks
 
 __all__ = [
+    "W2SCurves",
+    "W2SProbe",
     "W2SRisks",
     "W2SSimulation",
     "correlation_dimension",
     "feature_dimensions",
     "intrinsic_dimension",
     "match_feature_dim",
+    "predicted_pgr",
+    "principal_coordinates",
     "principal_subspace",
+    "sample_subspace",
     "simulate_w2s",
     "subspace_pair",
+    "w2s_linear_probe",
     "w2s_risks",
 ]

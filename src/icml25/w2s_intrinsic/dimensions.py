@@ -9,9 +9,19 @@ The paper's theory needs three numbers from a strong/weak model pair: the intrin
   (uncentred) feature matrix hold a ``fraction`` (0.9) of the total;
 - subspace: the top-``d`` eigenvectors of the feature second-moment matrix ``F^T F / m``;
 - when the two models' feature widths differ, the wider features are first multiplied by a
-  Gaussian matrix ``(D_big, D_small) / sqrt(D_small)`` so both live in one space.
+  Gaussian matrix ``(D_big, D_small) / sqrt(D_small)`` so both live in one space
+  (:func:`match_feature_dim`, kept for comparison).
 
-:func:`feature_dimensions` chains these steps; the pieces are public.
+That last step compares coordinate systems that do not correspond: feature ``i`` of one model
+has nothing to do with feature ``i`` of another, even at equal widths. :func:`feature_dimensions`
+compares the subspaces where they do live together, in sample space: on ``m`` shared samples the
+model's fine-tuning functions ``x -> theta^T phi(x)`` are the column span of its feature matrix
+``F`` (m, D), and its top-``d`` principal functions are the top-``d`` left singular vectors
+``U`` (m, d) of ``F``, an orthonormal basis of a subspace of ``R^m`` (the empirical ``L2`` of the
+inputs). ``d_sw = ||U_s^T U_w||_F^2`` then needs no common feature coordinates, holds for any
+widths, and is unchanged by any orthogonal map of either model's features. In the Gaussian model
+(``F = X V``, ``X`` (m, D) standard normal) ``U_s^T U_w -> V_s^T V_w`` as ``m`` grows, so it is
+the paper's ``||V_s^T V_w||_F^2``.
 """
 
 from __future__ import annotations
@@ -87,6 +97,20 @@ def _basis(name: str, V, atol: float) -> np.ndarray:
     return V
 
 
+def sample_subspace(features, dim: int) -> np.ndarray:
+    """(m, dim) orthonormal top-``dim`` left singular vectors of features F (m, D).
+
+    The span, in sample space ``R^m``, of the model's top ``dim`` principal feature functions:
+    ``U[:, :dim] = F V[:, :dim] / s[:dim]`` for ``F = U diag(s) V^T``.
+    """
+    F = _features("features", features)
+    dim = check_int("dim", dim, minimum=1)
+    if dim > min(F.shape):
+        raise ValueError(f"dim must be <= min(samples, width) = {min(F.shape)}, got {dim}")
+    U, _, _ = np.linalg.svd(F, full_matrices=False)  # (m, min(m, D))
+    return U[:, :dim]
+
+
 def match_feature_dim(features_s, features_w, seed=None) -> tuple[np.ndarray, np.ndarray]:
     """Project the wider of two feature matrices to the narrower width by a Gaussian map.
 
@@ -108,16 +132,26 @@ def match_feature_dim(features_s, features_w, seed=None) -> tuple[np.ndarray, np
     return Fs, Fw
 
 
-def feature_dimensions(
-    features_s, features_w, fraction: float = 0.9, seed=None
-) -> tuple[int, int, float]:
-    """``(d_s, d_w, d_sw)`` of a strong/weak pair from their features on the same samples."""
-    d_s = intrinsic_dimension(features_s, fraction)
-    d_w = intrinsic_dimension(features_w, fraction)
-    Fs, Fw = match_feature_dim(features_s, features_w, seed=seed)
-    d_s_, d_w_ = min(d_s, Fs.shape[1]), min(d_w, Fw.shape[1])
-    return (
-        d_s,
-        d_w,
-        correlation_dimension(principal_subspace(Fs, d_s_), principal_subspace(Fw, d_w_)),
-    )
+def feature_dimensions(features_s, features_w, fraction: float = 0.9) -> tuple[int, int, float]:
+    """``(d_s, d_w, d_sw)`` of a strong/weak pair from their features on the same samples.
+
+    Parameters
+    ----------
+    features_s : (m, D_s) strong model's features on ``m`` samples.
+    features_w : (m, D_w) weak model's features on the same samples, in the same order;
+        ``D_w`` may differ from ``D_s``.
+    fraction : share of the squared singular values that defines the intrinsic dimensions.
+
+    Returns ``d_s``, ``d_w`` (:func:`intrinsic_dimension`) and ``d_sw = ||U_s^T U_w||_F^2``, the
+    correlation dimension of the two models' principal subspaces in sample space
+    (:func:`sample_subspace`): coordinate-free, in ``[0, min(d_s, d_w)]``.
+    """
+    Fs, Fw = _features("features_s", features_s), _features("features_w", features_w)
+    if Fs.shape[0] != Fw.shape[0]:
+        raise ValueError(
+            f"features_s and features_w must have the same samples (rows), "
+            f"got {Fs.shape[0]} and {Fw.shape[0]}"
+        )
+    d_s = intrinsic_dimension(Fs, fraction)
+    d_w = intrinsic_dimension(Fw, fraction)
+    return d_s, d_w, correlation_dimension(sample_subspace(Fs, d_s), sample_subspace(Fw, d_w))

@@ -1,6 +1,15 @@
-"""Reproduction: the closed-form W2S excess risks against Monte Carlo (Dong et al., ICML 2025).
+"""Reproduction of Dong et al. (ICML 2025): real-feature W2S probes, and the Gaussian checks.
 
-Strong and weak feature subspaces of dimensions ``d_s = 20`` and ``d_w = 40`` in ``R^120``,
+Real models (claims d1, d2): one cell per strong model of ``strong_models``; it pretrains (or
+builds) that model and every model of ``weak_models`` on digits 0-4
+(:mod:`~icml25.w2s_intrinsic.digits`), and runs :func:`~icml25.w2s_intrinsic.w2s_linear_probe`
+on digits 5-9 for each (weak, strong) pair, with ``label_noise`` of the training labels replaced
+by a uniformly drawn class (fresh per split, the same for every pair of the cell). The summary
+ranks the pairs by the PGR the theory predicts from their measured ``(d_s, d_w, d_sw)`` and by
+the measured PGR (Spearman).
+
+Gaussian model (checks a1-a5, b1, b2, c): strong and weak feature subspaces of dimensions
+``d_s = 20`` and ``d_w = 40`` (drawn in the union of the two, the same law as in ``R^120``),
 sharing ``d_sw`` in {0, 5, 10, 20} directions; ``n`` in {100, 200, 400} labelled samples and
 ``N`` from 100 to 4000 pseudo-labels; 500 trials per point. Each cell is one ``(d_sw, n)``
 pair simulated for all ``N`` at once (nested pseudo-labelled samples, see
@@ -20,9 +29,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.figure import Figure
+from scipy.stats import spearmanr
 
 from icml25.lab.reproduction import Summary
 from icml25.w2s_intrinsic.claims import QUANTITIES
+from icml25.w2s_intrinsic.digits import digits_split, model_features, parse_model
+from icml25.w2s_intrinsic.probe import predicted_pgr, w2s_linear_probe
 from icml25.w2s_intrinsic.simulate import simulate_w2s
 from icml25.w2s_intrinsic.theory import w2s_risks
 
@@ -40,7 +52,35 @@ class Config:
     extra_n_values: tuple[int, ...] = (50, 70, 150, 300)  # the figure against n only
     N_values: tuple[int, ...] = (100, 200, 400, 1000, 2000, 4000)
     trials: int = 500
-    ambient_dim: int | None = 120  # None: draw in the union of the subspaces (same law)
+    ambient_dim: int | None = None  # None: draw in the union of the subspaces (same law)
+    # real features (d1, d2)
+    weak_models: tuple[str, ...] = (
+        "pixels",
+        "random:16:0",
+        "random:16:1",
+        "random:64:0",
+        "random:64:1",
+        "mlp:8:0",
+        "mlp:8:1",
+        "mlp:16:0",
+        "mlp:16:1",
+        "mlp:32:0",
+        "mlp:32:1",
+    )
+    strong_models: tuple[str, ...] = (
+        "mlp:64:0",
+        "mlp:64:1",
+        "mlp:256:0",
+        "mlp:256:1",
+        "mlp:128x128:0",
+        "mlp:128x128:1",
+    )
+    probe_n: int = 60
+    probe_N: tuple[int, ...] = (100, 200, 400)
+    probe_trials: int = 100
+    label_noise: float = 0.3
+    fraction: float = 0.99  # the official script's cutoff
+    pretrain_iter: int = 300
 
 
 SCALES = {
@@ -50,19 +90,24 @@ SCALES = {
         extra_n_values=(),
         N_values=(100, 400, 2000),
         trials=200,
-        ambient_dim=None,
+        weak_models=("pixels", "random:16:0", "mlp:8:0"),
+        strong_models=("mlp:64:0",),
+        probe_trials=20,
+        pretrain_iter=30,
     ),
     "default": Config(),
     "paper": Config(
         extra_n_values=(50, 60, 70, 85, 125, 150, 250, 300, 350),
         N_values=(100, 200, 300, 400, 700, 1000, 1500, 2000, 3000, 4000),
         trials=2000,
+        ambient_dim=120,
+        probe_trials=1000,
     ),
 }
 
 
 def cells(config: Config) -> list[dict]:
-    return [
+    return [{"strong": name} for name in config.strong_models] + [
         {"d_sw": d_sw, "n": n}
         for d_sw in config.d_sw_values
         for n in (*config.n_values, *config.extra_n_values)
@@ -70,6 +115,8 @@ def cells(config: Config) -> list[dict]:
 
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
+    if "strong" in cell:
+        return _run_probe_cell(config, cell["strong"], seed)
     sim = simulate_w2s(
         config.d_s,
         config.d_w,
@@ -91,15 +138,57 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     return out
 
 
+def _run_probe_cell(config: Config, strong: str, seed: int) -> dict:
+    """Every weak model against one strong model, linear probes on digits 5-9."""
+    X_pre, y_pre, X_task, y_task = digits_split()
+    rng = np.random.default_rng(seed)
+    classes = int(y_task.max()) + 1
+    Y = np.eye(classes)[y_task]  # (m, C) clean one-hot targets
+    flip = rng.random((config.probe_trials, len(y_task), 1)) < config.label_noise
+    random_class = np.eye(classes)[rng.integers(0, classes, (config.probe_trials, len(y_task)))]
+    Y_train = np.where(flip, random_class, Y[None])  # (T, m, C): label noise, fresh per split
+    split_seed = int(rng.integers(2**63))  # the same splits for every pair of the cell
+    Fs, strong_acc = model_features(strong, X_pre, y_pre, X_task, config.pretrain_iter)
+    out: dict = {"N": list(config.probe_N), "strong_pretrain_accuracy": strong_acc, "pairs": []}
+    for weak in config.weak_models:
+        Fw, weak_acc = model_features(weak, X_pre, y_pre, X_task, config.pretrain_iter)
+        probe = w2s_linear_probe(
+            Fw,
+            Fs,
+            Y,
+            config.probe_n,
+            list(config.probe_N),
+            train_targets=Y_train,
+            fraction=config.fraction,
+            trials=config.probe_trials,
+            seed=split_seed,
+        )
+        pair = {"weak_model": weak, "weak_pretrain_accuracy": weak_acc, "d_s": probe.d_s}
+        pair |= {"d_w": probe.d_w, "d_sw": probe.d_sw}
+        for name in ("weak", "strong", "w2s", "ceiling"):
+            pair[name] = np.atleast_1d(probe.mean(name)).tolist()
+            pair[f"{name}_se"] = np.atleast_1d(probe.se(name)).tolist()
+        pair["pgr"], pair["pgr_se"] = probe.pgr.tolist(), probe.pgr_se.tolist()
+        pair["opr"] = probe.opr.tolist()
+        pair["predicted_pgr"] = predicted_pgr(probe).tolist()
+        pair["predicted_pgr_exact"] = predicted_pgr(probe, "exact").tolist()
+        pair["predicted_pgr_without_dsw"] = np.atleast_1d(
+            w2s_risks(probe.d_s, probe.d_w, 0.0, probe.n, probe.N, form="asymptotic").pgr
+        ).tolist()
+        out["pairs"].append(pair)
+    return out
+
+
 def _theory(config: Config, d_sw, n, N, form="exact"):
     return w2s_risks(config.d_s, config.d_w, d_sw, n, np.asarray(N), config.sigma, form=form)
 
 
 def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
+    measurements, figures = _summarize_probes(config, results)
     grid = {
-        (c["d_sw"], c["n"]): out for c, out in results if c["n"] in config.n_values
-    }  # the claims' cells
-    measurements: dict[str, float] = {"grid_cells": float(len(grid))}
+        (c["d_sw"], c["n"]): out for c, out in results if c.get("n") in config.n_values
+    }  # the checks' cells
+    measurements["grid_cells"] = float(len(grid))
     complete = len(grid) == len(config.d_sw_values) * len(config.n_values)
 
     # (a) agreement at every grid point
@@ -175,13 +264,88 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             measurements[f"pgr_dsw{d_sw}_n{n0}_N{N1}"] = out["pgr"][-1]
             measurements[f"opr_dsw{d_sw}_n{n0}_N{N1}"] = out["opr"][-1]
 
-    everything = {(c["d_sw"], c["n"]): out for c, out in results}
-    figures = {
+    everything = {(c["d_sw"], c["n"]): out for c, out in results if "n" in c}
+    figures |= {
         "risks_vs_N": _fig_vs_N(config, everything),
         "risks_vs_n": _fig_vs_n(config, everything),
         "discrepancy": _fig_discrepancy(config, grid),
     }
     return Summary(measurements, figures)
+
+
+def _spearman(x, y) -> float:
+    return float(spearmanr(x, y).statistic) if len(x) > 2 else math.nan
+
+
+def _summarize_probes(config: Config, results) -> tuple[dict[str, float], dict[str, Figure]]:
+    """d1, d2 and the numbers around them, over every (weak, strong) pair; at the largest N."""
+    pairs = [(c["strong"], p) for c, out in results if "strong" in c for p in out["pairs"]]
+    complete = len(pairs) == len(config.weak_models) * len(config.strong_models)
+    m: dict[str, float] = {"probe_pairs": float(len(pairs))}
+    if not pairs:
+        return m, {}
+    meas = np.array([p["pgr"][-1] for _, p in pairs])
+    pred = {
+        key: np.array([p[key][-1] for _, p in pairs])
+        for key in ("predicted_pgr", "predicted_pgr_exact", "predicted_pgr_without_dsw")
+    }
+    discrepancy = np.array([1 - p["d_sw"] / p["d_w"] for _, p in pairs])
+    rho = _spearman(pred["predicted_pgr"], meas)
+    m["spearman_pgr_predicted_vs_measured"] = rho if complete else math.nan
+    m["spearman_pgr_exact_form"] = _spearman(pred["predicted_pgr_exact"], meas)
+    m["spearman_pgr_without_dsw"] = _spearman(pred["predicted_pgr_without_dsw"], meas)
+    m["spearman_pgr_vs_discrepancy_fraction"] = _spearman(discrepancy, meas)
+    per_strong = [
+        _spearman(
+            [p["predicted_pgr"][-1] for s, p in pairs if s == strong],
+            [p["pgr"][-1] for s, p in pairs if s == strong],
+        )
+        for strong in config.strong_models
+    ]
+    m["spearman_within_strong_min"] = float(np.min(per_strong))
+    m["spearman_within_strong_median"] = float(np.median(per_strong))
+    falls = [p["w2s"][-1] < p["w2s"][0] for _, p in pairs]
+    m["decrease_fraction_real_w2s_in_N"] = float(np.mean(falls)) if complete else math.nan
+    m["fraction_pairs_pgr_positive"] = float(np.mean(meas > 0))
+    m["fraction_pairs_opr_above_1"] = float(np.mean([p["opr"][-1] > 1 for _, p in pairs]))
+    m["median_pgr_measured"] = float(np.median(meas))
+    m["median_pgr_predicted"] = float(np.median(pred["predicted_pgr"]))
+    m["median_pgr_predicted_minus_measured"] = float(np.median(pred["predicted_pgr"] - meas))
+    m["max_pgr_se"] = float(max(p["pgr_se"][-1] for _, p in pairs))
+    m["min_discrepancy_fraction"] = float(discrepancy.min())
+    m["max_discrepancy_fraction"] = float(discrepancy.max())
+    return m, {"real_pgr": _fig_real(config, pairs)}
+
+
+def _fig_real(config: Config, pairs) -> Figure:
+    """Measured against predicted PGR, and measured PGR against the discrepancy fraction."""
+    fig = Figure(figsize=(11, 4.2))
+    axes = fig.subplots(1, 2)
+    kinds = sorted({parse_model(p["weak_model"])[0] for _, p in pairs})
+    markers = dict(zip(config.strong_models, "osD^v<>ph*", strict=False))
+    for strong, p in pairs:
+        color = f"C{kinds.index(parse_model(p['weak_model'])[0])}"
+        style = {"color": color, "marker": markers.get(strong, "o"), "ms": 5, "capsize": 2}
+        axes[0].errorbar(p["predicted_pgr"][-1], p["pgr"][-1], yerr=p["pgr_se"][-1], **style)
+        axes[1].errorbar(1 - p["d_sw"] / p["d_w"], p["pgr"][-1], yerr=p["pgr_se"][-1], **style)
+    for i, kind in enumerate(kinds):
+        axes[0].plot([], [], "o", color=f"C{i}", label=f"weak: {kind}")
+    for strong, mk in markers.items():
+        axes[0].plot([], [], mk, color="0.4", label=f"strong: {strong}")
+    lim = [0, max(1e-3, max(max(p["predicted_pgr"][-1], p["pgr"][-1]) for _, p in pairs))]
+    axes[0].plot(lim, lim, color="0.6", linewidth=1, linestyle="--")
+    axes[0].set_xlabel("PGR predicted from (d_s, d_w, d_sw), paper's form")
+    axes[1].set_xlabel("discrepancy 1 - d_sw / d_w")
+    for ax in axes:
+        ax.set_ylabel("PGR measured")
+    axes[0].legend(fontsize=6, ncol=2)
+    fig.suptitle(
+        f"digits 5-9, linear probes: n = {config.probe_n}, N = {config.probe_N[-1]}, "
+        f"{config.label_noise:.0%} label noise, {config.probe_trials} splits (+-1 SE)",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    return fig
 
 
 def _errorbar(ax, x, out, q, **style):

@@ -36,8 +36,8 @@ from icml25.w2s_intrinsic.theory import check_dimensions
 
 
 @dataclass(frozen=True)
-class W2SSimulation:
-    """Per-trial excess risks of one simulation.
+class W2SCurves:
+    """Per-trial excess risks of the four models of a W2S pipeline, and their ratios.
 
     Shapes: ``T`` trials, ``K`` values of ``N``.
     """
@@ -47,7 +47,6 @@ class W2SSimulation:
     strong: np.ndarray  # (T,) ER of the strong baseline (n true labels)
     w2s: np.ndarray  # (T, K) ER of the W2S student
     ceiling: np.ndarray  # (T, K) ER of the strong ceiling (n + N true labels)
-    w2s_limit: np.ndarray  # (T,) ER of the student as N -> inf: the teacher projected on V_s
 
     @property
     def trials(self) -> int:
@@ -84,6 +83,13 @@ class W2SSimulation:
         """(K,) delta-method standard error of :attr:`opr`."""
         resid = self.strong[:, None] - self.opr * self.w2s  # (T, K)
         return resid.std(axis=0, ddof=1) / self.mean("w2s") / np.sqrt(self.trials)
+
+
+@dataclass(frozen=True)
+class W2SSimulation(W2SCurves):
+    """:class:`W2SCurves` of :func:`simulate_w2s`, with each trial's ``N -> inf`` limit."""
+
+    w2s_limit: np.ndarray  # (T,) ER of the student as N -> inf: the teacher projected on V_s
 
 
 def subspace_pair(D: int, d_s: int, d_w: int, d_sw: int, seed=None) -> tuple[np.ndarray, ...]:
