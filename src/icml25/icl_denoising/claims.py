@@ -52,6 +52,33 @@ CLAIMS = (
         paper_value="the layer is one gradient step on the DAM energy",
         source="Abstract",
     ),
+    *(
+        Claim(
+            f"se_{task}",
+            f"{task} task: the standard error of the mean ratio in (a_{task}) (seed-to-seed "
+            "standard deviation over sqrt(seeds), test-prompt noise included) is small enough "
+            "to judge it: a property of our experiment's size, not of the paper.",
+            f"mse_ratio_{task}_se",
+            "<",
+            0.01,
+            kind="check",
+        )
+        for task in _PAPER_MODEL
+    ),
+    *(
+        Claim(
+            f"d3_{task}",
+            f"{task} task: the trained softmax layer itself (full W_KQ, W_PV) is close to one "
+            "gradient step (step alpha) on the DAM energy with its fitted scalars: relative L2 "
+            "distance ||layer(x~) - s(1)|| / ||s(1)|| over the test prompts, mean over seeds.",
+            f"trained_vs_one_step_rel_{task}",
+            "<",
+            0.1,
+            paper_value="the trained layer is one gradient step on the DAM energy",
+            source="Abstract",
+        )
+        for task in ("sphere", "gmm")
+    ),
     Claim(
         "d2",
         "Further descent steps on the energy degrade the estimate: MSE after k >= 2 steps over "
