@@ -27,29 +27,33 @@ CLAIMS = (
     ),
     Claim(
         "a3",
-        "Above the threshold, every seed: test loss / OLS test loss < 2 (it generalises "
-        "like the simple model): the largest ratio.",
-        "max_test_ratio_large_n",
+        "Above the threshold (n >= 256), from the vanishing start the paper's result is about "
+        "(lambda = 1e-6), every seed: test excess risk < 2 x sigma^2 d / (2n), twice the "
+        "expected excess of OLS, the rate of the paper's estimator (issue 28: judged in absolute "
+        "excess risk, no longer against each seed's own OLS excess): the largest ratio.",
+        "max_excess_over_rate_tiny_large_n",
         "<",
         2.0,
-        paper_value="drastic improvement on the test loss",
-        source="Abstract",
+        paper_value="drastic improvement on the test loss; OLS-like, excess ~ sigma^2 d / n",
+        source="Abstract; the rate from our notes on its theorem (not checked on the PDF)",
     ),
     Claim(
         "b",
-        "Below it (n <= 24): in at least half the seeds the network interpolates (train / "
-        "OLS train < 0.8) and generalises worse (test >= 3x OLS test): the smallest, over "
-        "n <= 24, fraction of seeds doing both.",
-        "min_overfit_fraction_small_n",
+        "Below it (n <= 24): in at least half the seeds the network fits the training data "
+        "better than OLS (train / OLS train < 0.8), which no seed does above it (a1): the "
+        "smallest, over n <= 24, fraction of seeds doing so (issue 28: the test-loss half, "
+        "'test >= 3x OLS', held on both sides and was dropped).",
+        "min_fit_below_ols_fraction_small_n",
         ">=",
         0.5,
-        paper_value="below n*: interpolation",
+        paper_value="below n*: global minima of the training loss",
         source="Abstract",
     ),
     Claim(
         "c",
         "Lazy control (lambda = 1) does not match OLS at large n: the fraction of its "
-        "runs at n >= 256 meeting (a)'s criteria (threshold ours: the issue gives none).",
+        "runs at n = 256 meeting (a1)-(a3)'s criteria (train / OLS train in [0.9, 1.05], test "
+        "excess < 2 sigma^2 d / (2n)) (threshold ours: the issue gives none).",
         "lazy_match_fraction",
         "<=",
         0.2,
