@@ -1,3 +1,5 @@
+import numpy as np
+
 import icml25.relu_threshold.reproduce as rt
 from icml25.lab import runner
 from icml25.relu_threshold.claims import CLAIMS
@@ -7,19 +9,40 @@ def test_cells_cover_sizes_and_controls():
     config = rt.SCALES["default"]
     cells = rt.cells(config)
     assert {c["n"] for c in cells if c["init"] == "small"} == set(config.ns)
-    assert {c["n"] for c in cells if c["init"] == "lazy"} == {256, 512}
+    assert {c["n"] for c in cells if c["init"] == "lazy"} == {256}
+    assert {c["n"] for c in cells if c["init"] == "tiny"} == {256, 512}
+    assert {c["n"] for c in cells if c["init"] == "stepsize"} == {256}
+    assert config.lr * config.steps >= config.stepsize_time  # the step check spans the escape
+
+
+def test_escape_time_counts_only_a_departure_after_sitting_at_ols():
+    time = np.arange(6.0)
+    loss_over_ols = np.array(
+        [
+            [5.0, 5.0, 5.0],
+            [0.5, 1.0, 3.0],  # seed 0 dips below OLS before reaching it: not an escape
+            [1.0, 1.0, 2.0],
+            [1.0, 0.99, 1.5],  # seed 1 leaves OLS at time 3
+            [0.9, 0.98, 1.2],  # seed 0 leaves at time 4
+            [0.9, 0.98, 1.1],  # seed 2 never reaches OLS
+        ]
+    )
+    np.testing.assert_array_equal(rt._escape_time(loss_over_ols, time), [4.0, 3.0, np.inf])
 
 
 def test_smoke_pipeline_and_the_claims_a_short_run_can_show(tmp_path):
     summary = runner.run(["relu_threshold"], scale="smoke", out=tmp_path, jobs=1)["relu_threshold"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
-    # 2000 steps are enough to reach the OLS-like point at n = 256 (a), to keep the lazy
-    # control away from it (c) and to align (d); interpolation below the threshold (b) needs
+    # 2000 steps are enough to reach the OLS-like point at n = 256 (a1-a3), to keep the lazy
+    # control away from it (c) and to align (d); fitting the noise below the threshold (b) needs
     # the default scale's 40,000 steps, so at smoke scale it is measured but not expected.
     assert {k: verdicts[k] for k in ("a1", "a2", "a3", "c", "d")} == dict.fromkeys(
         ("a1", "a2", "a3", "c", "d"), "reproduced"
     )
     assert verdicts["b"] in {"reproduced", "not reproduced"}
+    # before any escape both step sizes sit at the same OLS-like point
+    gap = summary["measurements"]["max_prediction_gap_over_rate[stepsize,n=256]"]
+    assert gap < 1e-6
 
 
 def test_no_claim_is_a_check():

@@ -14,7 +14,9 @@ The paper's result: above an *optimization threshold* in the number of samples `
 from such a start no longer reaches a global minimum (interpolation) but a simple estimator,
 close to ordinary least squares on a linear target, which generalises better.
 
-All functions take independent runs along a leading dimension ``runs``.
+The functions below take independent runs along a leading dimension ``runs`` (numpy arrays or
+torch tensors, computed in float64 and returned as torch tensors); ``ReLUNet`` in ``model.py`` is
+the one-data-set fit/predict front end on numpy arrays.
 """
 
 from __future__ import annotations
@@ -27,6 +29,56 @@ import torch
 from icml25.common.validate import check_int, check_real
 
 BETA_STAR = (0.5, -0.3, 0.2, 1.5)  # the linear target of our experiments, bias last
+
+
+def as_runs(name: str, value, shape: str) -> torch.Tensor:
+    """``value`` (numpy array, torch tensor or nested lists) as a float64 tensor with as many
+    dimensions as the names in ``shape`` (e.g. ``"(runs, n, d)"``), finite; otherwise a
+    TypeError or ValueError that names the argument and the expected shape."""
+    if isinstance(value, torch.Tensor):
+        tensor = value.to(torch.float64)
+    else:
+        try:
+            tensor = torch.from_numpy(np.array(value, dtype=np.float64))
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"{name} must be an array of real numbers {shape}: {err}") from None
+    ndim = len([part for part in shape.strip("()").split(",") if part.strip()])
+    if tensor.ndim != ndim:
+        raise ValueError(
+            f"{name} must be a {ndim}-D array {shape}, got shape {tuple(tensor.shape)}"
+        )
+    if tensor.numel() == 0:
+        raise ValueError(f"{name} must not be empty, got shape {tuple(tensor.shape)}")
+    if not torch.isfinite(tensor).all():
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return tensor
+
+
+def check_network(W, a, X=None, y=None):
+    """Weights, inputs and targets as float64 tensors of matching shapes: ``W`` (runs, m, d),
+    ``a`` (runs, m), ``X`` (runs, n, d), ``y`` (runs, n); ValueError naming the mismatch."""
+    W, a = as_runs("W", W, "(runs, m, d)"), as_runs("a", a, "(runs, m)")
+    if a.shape != W.shape[:2]:
+        raise ValueError(
+            f"a must have shape (runs, m) = {tuple(W.shape[:2])}, got {tuple(a.shape)}"
+        )
+    out = [W, a]
+    if X is not None:
+        X = as_runs("X", X, "(runs, n, d)")
+        if X.shape[0] != W.shape[0] or X.shape[2] != W.shape[2]:
+            raise ValueError(
+                f"X must have shape (runs, n, d) with runs = {W.shape[0]} and d = {W.shape[2]} "
+                f"as in W, got {tuple(X.shape)}"
+            )
+        out.append(X)
+    if y is not None:
+        y = as_runs("y", y, "(runs, n)")
+        if y.shape != X.shape[:2]:
+            raise ValueError(
+                f"y must have shape (runs, n) = {tuple(X.shape[:2])} as X, got {tuple(y.shape)}"
+            )
+        out.append(y)
+    return out
 
 
 def linear_data(n: int, runs: int, *, noise: float = 0.5, beta=BETA_STAR, generator=None):
@@ -58,6 +110,7 @@ def balanced_init(runs: int, m: int, d: int, scale: float, generator=None):
 
 def forward(W: torch.Tensor, a: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
     """``f(X)`` (runs, n) from ``W`` (runs, m, d), ``a`` (runs, m), ``X`` (runs, n, d)."""
+    W, a, X = check_network(W, a, X)
     return (torch.relu(X @ W.transpose(1, 2)) * a.unsqueeze(1)).sum(-1)
 
 
@@ -72,6 +125,11 @@ def loss_and_gradients(W, a, X, y):
     batched (runs, n, m) computation spills to memory and was 5x slower (1.2 ms against 6.2 ms a
     step for 5 runs, n = 256, m = 200, one thread).
     """
+    return _loss_and_gradients(*check_network(W, a, X, y))
+
+
+def _loss_and_gradients(W, a, X, y):
+    """``loss_and_gradients`` on checked float64 tensors: the training loop's inner step."""
     n = X.shape[1]
     losses, grads_W, grads_a = [], [], []
     for Xr, yr, Wr, ar in zip(X, y, W, a, strict=True):
@@ -108,14 +166,15 @@ def train(W, a, X, y, *, lr: float, steps: int, record_at=None) -> Training:
     lr = check_real("lr", lr, low=0.0, high=np.inf, low_open=True, high_open=True)
     steps = check_int("steps", steps, minimum=1)
     record_at = set(record_schedule(steps).tolist() if record_at is None else record_at)
+    W, a, X, y = check_network(W, a, X, y)
     W, a = W.clone(), a.clone()
     steps_seen, losses, concentrations = [], [], []
     for t in range(steps + 1):
-        loss, grad_W, grad_a = loss_and_gradients(W, a, X, y)
+        loss, grad_W, grad_a = _loss_and_gradients(W, a, X, y)
         if t in record_at or t == steps:
             steps_seen.append(t)
             losses.append(loss.numpy().copy())
-            concentrations.append(direction_concentration(W, a))
+            concentrations.append(_concentration(W, a, 0.95, 2))
         if t < steps:
             W -= lr * grad_W
             a -= lr * grad_a
@@ -129,6 +188,13 @@ def direction_concentration(
     direction clusters, per run, shape (runs,). A cluster is the heaviest neuron not yet taken
     and every free neuron whose direction is within ``cosine`` of it. 1: all mass on ``top``
     directions."""
+    W, a = check_network(W, a)
+    cosine = check_real("cosine", cosine, low=-1.0, high=1.0)
+    return _concentration(W, a, cosine, check_int("top", top, minimum=1))
+
+
+def _concentration(W, a, cosine: float, top: int) -> np.ndarray:
+    """``direction_concentration`` on checked tensors."""
     mass = a.abs() * W.norm(dim=-1)  # (runs, m)
     unit = W / W.norm(dim=-1, keepdim=True).clamp_min(1e-300)  # (runs, m, d)
     similar = (unit @ unit.transpose(1, 2)) >= cosine  # (runs, m, m)
@@ -145,4 +211,10 @@ def direction_concentration(
 
 def ols(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Ordinary least squares per run: ``beta_hat`` (runs, d) from X (runs, n, d), y (runs, n)."""
+    X = as_runs("X", X, "(runs, n, d)")
+    y = as_runs("y", y, "(runs, n)")
+    if y.shape != X.shape[:2]:
+        raise ValueError(
+            f"y must have shape (runs, n) = {tuple(X.shape[:2])} as X, got {tuple(y.shape)}"
+        )
     return torch.linalg.lstsq(X, y.unsqueeze(-1), driver="gelsd").solution.squeeze(-1)
