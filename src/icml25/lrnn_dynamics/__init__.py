@@ -15,6 +15,7 @@ PMLR 267:49860-49902. Official code: aproca/LRNN_dynamics.
 True
 """
 
+from icml25.lrnn_dynamics.data import TaskMaps, TaskModes, cross_covariance_maps, task_modes
 from icml25.lrnn_dynamics.network import (
     LinearRNN,
     Training,
@@ -32,6 +33,7 @@ from icml25.lrnn_dynamics.reduced import (
     ReducedTrajectory,
     exponential_profile,
     make_task,
+    matched_initial_condition,
     mode_projections,
     random_orthogonal,
     reduced_flow,
@@ -43,8 +45,11 @@ from icml25.lrnn_dynamics.reduced import (
 __all__ = [
     "LinearRNN",
     "ReducedTrajectory",
+    "TaskMaps",
+    "TaskModes",
     "Training",
     "check_task",
+    "cross_covariance_maps",
     "exact_gradients",
     "exact_loss",
     "exponential_profile",
@@ -52,6 +57,7 @@ __all__ = [
     "init_random",
     "lag_maps",
     "make_task",
+    "matched_initial_condition",
     "mode_projections",
     "ntk",
     "random_orthogonal",
@@ -60,5 +66,6 @@ __all__ = [
     "reduced_gradient",
     "reduced_loss",
     "sequence_maps",
+    "task_modes",
     "train",
 ]

@@ -146,6 +146,32 @@ def reduced_flow(s, a0, b0, c0, times, rtol: float = 1e-9) -> ReducedTrajectory:
     return ReducedTrajectory(times, y[:, :m], y[:, m : 2 * m], y[:, 2 * m :], s.shape[1])
 
 
+def matched_initial_condition(net, U: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Scalar initial values ``(a0, b0, c0)`` ``(3, m)`` for a network that is *not* aligned.
+
+    Our rule (the paper's theory starts aligned): near zero weights the lag-0 gradient dominates,
+    and the hidden vectors ``z_a = W_y^T u_a`` and ``w_a = W_x v_a`` of mode ``a`` obey
+    ``dz/dt = s w``, ``dw/dt = s z`` (Saxe et al.'s linear network): ``z - w`` decays,
+    ``z + w`` grows, so after alignment ``z ~ w ~ (z0 + w0) / 2 e^{st}``. The aligned system
+    with the same future starts at ``a0 = c0 = ||z0 + w0|| / 2`` and, along the hidden
+    direction ``r = (z0 + w0) / ||z0 + w0||``, at ``b0 = r^T W_h r``. No fitting to the
+    trajectory.
+    """
+    U, V = np.asarray(U, float), np.asarray(V, float)
+    if U.shape != (net.W_y.shape[0], U.shape[1]) or V.shape != (net.W_x.shape[1], U.shape[1]):
+        raise ValueError(
+            f"U must be (d_out, m) = ({net.W_y.shape[0]}, m) and V (d_in, m) = "
+            f"({net.W_x.shape[1]}, m) with the same m, got {U.shape} and {V.shape}"
+        )
+    r = net.W_y.T @ U + net.W_x @ V  # (N, m): z0 + w0 per mode
+    size = np.linalg.norm(r, axis=0)  # (m,)
+    if np.any(size == 0):
+        raise ValueError("the network has no weight along some mode; cannot match it")
+    direction = r / size  # (N, m)
+    b0 = np.einsum("nm,nk,km->m", direction, net.W_h, direction)
+    return np.stack([size / 2, b0, size / 2])
+
+
 def reduced_gd(s, a0, b0, c0, lr: float, steps: int) -> ReducedTrajectory:
     """The same reduced system under discrete gradient descent (step ``lr``), every step."""
     s = check_profiles(s)

@@ -3,9 +3,11 @@
 Every network has ``d_in = d_out = 4``, ``N = 16`` hidden units, ``T = 6`` and is trained by
 full-batch gradient descent (step ``lr = 0.005``) on the exact whitened loss. Cells:
 
-- ``reduced``: aligned initialisation (``a = b = c = 1e-3`` per mode), an exponential task
-  ``s_a(i) = s_a lam_a^{T-i}`` and a non-exponential (linear ramp) task; the four mode
-  projections ``u_a^T W_y W_h^{T-i} W_x v_a`` against the scalar gradient-flow ODEs;
+- ``reduced``: an exponential task ``s_a(i) = s_a lam_a^{T-i}`` and a non-exponential (linear
+  ramp) task, from a small random initialisation (``init = "random"``: the network's maps
+  ``W_y W_h^{T-i} W_x`` against ``U diag(a b^{T-i} c) V^T`` from the scalar ODEs started at
+  :func:`~icml25.lrnn_dynamics.reduced.matched_initial_condition`) and from the aligned one
+  (``init = "aligned"``, ``a = b = c = 1e-3``: the four mode projections against the ODEs);
 - ``order``: random small initialisation; a task with two active modes, each a single
   singular value ``sigma`` at one lag ``T - i``; learning time = first step at which the mode's
   projection reaches half its final value;
@@ -27,11 +29,14 @@ from icml25.lab.reproduction import Summary
 from icml25.lrnn_dynamics.network import init_aligned, init_random, lag_maps, ntk, train
 from icml25.lrnn_dynamics.reduced import (
     make_task,
+    matched_initial_condition,
     mode_projections,
     random_orthogonal,
     reduced_flow,
     reduced_gd,
 )
+
+CELL_THREADS = 1
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,7 @@ class Config:
     reduced_init: float = 1e-3
     reduced_steps: int = 16000
     reduced_seeds: int = 3
+    random_init: float = 1e-3  # scale of init_random for the random-start reduced cells
     record_every: int = 40
     order_init: float = 0.1
     order_steps: int = 24000
@@ -86,7 +92,8 @@ SCALES = {
 
 def cells(config: Config) -> list[dict]:
     reduced = [
-        {"part": "reduced", "profile": p, "replicate": r}
+        {"part": "reduced", "init": i, "profile": p, "replicate": r}
+        for i in ("random", "aligned")
         for p in ("exponential", "ramp")
         for r in range(config.reduced_seeds)
     ]
@@ -128,6 +135,8 @@ def profiles(config: Config, kind: str, T: int | None = None) -> np.ndarray:
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
     rng_task, rng_net = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
     U, V = random_orthogonal(config.d, rng_task), random_orthogonal(config.d, rng_task)
+    if cell["part"] == "reduced" and cell["init"] == "random":
+        return _reduced_random(config, profiles(config, cell["profile"]), U, V, rng_net)
     if cell["part"] == "reduced":
         return _reduced(config, profiles(config, cell["profile"]), U, V, rng_net)
     if cell["part"] == "order":
@@ -151,6 +160,28 @@ def _reduced(config: Config, s, U, V, rng) -> dict:
         "final_loss": float(run.loss[-1]),
         "steps": run.steps.tolist(),
         "full": full.tolist(),
+        "flow": flow.tolist(),
+    }
+
+
+def _reduced_random(config: Config, s, U, V, rng) -> dict:
+    """Small random init, full-matrix GD; the whole maps against the ODEs' ``U diag(.) V^T``."""
+    net = init_random(config.d, config.d, config.hidden, config.random_init, rng)
+    run = train(net, make_task(U, V, s), config.lr, config.reduced_steps, config.record_every)
+    a0, b0, c0 = matched_initial_condition(net, U, V)
+    flow = reduced_flow(s, a0, b0, c0, config.lr * run.steps).maps  # (R, m, T)
+    predicted = np.einsum("om,rmt,im->rtoi", U, flow, V)  # (R, T, d_out, d_in)
+    gap = np.linalg.norm((run.maps - predicted).reshape(len(run.steps), -1), axis=1)  # (R,)
+    size = np.linalg.norm(predicted.reshape(len(run.steps), -1), axis=1)  # (R,)
+    fixed_point = 0.5 * float(np.sum((flow[-1] - s) ** 2))  # the ODE's final loss
+    return {
+        "rel_error": float(np.linalg.norm(gap) / np.linalg.norm(size)),
+        "rel_error_t": (gap / np.maximum(size, 1e-300)).tolist(),
+        "final_loss": float(run.loss[-1]),
+        "ode_final_loss": fixed_point,
+        "W_h_rank": int(np.sum(np.linalg.svd(run.net.W_h, compute_uv=False) > 1e-3)),
+        "steps": run.steps.tolist(),
+        "full": mode_projections(run.maps, U, V).tolist(),
         "flow": flow.tolist(),
     }
 
@@ -220,7 +251,14 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         by.setdefault(cell["part"], []).append((cell, out))
     nan = float("nan")
 
-    reduced = by.get("reduced", [])
+    random = [(c, o) for c, o in by.get("reduced", []) if c["init"] == "random"]
+    for p in ("exponential", "ramp"):
+        rows = [o for c, o in random if c["profile"] == p]
+        m[f"random_rel_error_{p}"] = max((o["rel_error"] for o in rows), default=nan)
+        m[f"random_final_loss_{p}"] = max((o["final_loss"] for o in rows), default=nan)
+        m[f"random_ode_final_loss_{p}"] = max((o["ode_final_loss"] for o in rows), default=nan)
+        m[f"random_W_h_rank_{p}"] = max((o["W_h_rank"] for o in rows), default=nan)
+    reduced = [(c, o) for c, o in by.get("reduced", []) if c["init"] == "aligned"]
     m["reduced_max_rel_error"] = max((o["rel_error_flow"] for _, o in reduced), default=nan)
     m["reduced_max_rel_error_discrete"] = max((o["rel_error_gd"] for _, o in reduced), default=nan)
     for p in ("exponential", "ramp"):
@@ -263,6 +301,8 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             m[f"ntk_change_ff_scale{g}"] = float(np.mean([o["change_ff"] for o in rows]))
 
     figures = {}
+    if random:
+        figures["reduced_random"] = _fig_random(config, random)
     if reduced:
         figures["reduced_dynamics"] = _fig_reduced(config, reduced)
     if order:
@@ -289,6 +329,32 @@ def _fig_reduced(config: Config, reduced) -> Figure:
         ax.set_title(f"{p} task: lines ODE (lag 0 solid, lag 2 dashed), dots network", fontsize=8)
         ax.set_xlabel("time (step x lr)")
     axes[0].set_ylabel("mode projection u_a^T W_y W_h^k W_x v_a")
+    fig.tight_layout()
+    return fig
+
+
+def _fig_random(config: Config, random) -> Figure:
+    fig = Figure(figsize=(9, 6.4))
+    axes = fig.subplots(2, 2, sharex=True)
+    for j, p in enumerate(("exponential", "ramp")):
+        rows = [o for c, o in random if c["profile"] == p]
+        t = config.lr * np.array(rows[0]["steps"])
+        full, flow = np.array(rows[0]["full"]), np.array(rows[0]["flow"])  # (R, m, T)
+        ax = axes[0, j]
+        for a in range(full.shape[1]):
+            for lag in (0, 2):
+                col = config.T - 1 - lag
+                ax.plot(t, flow[:, a, col], color=f"C{a}", ls="-" if lag == 0 else "--", lw=1.2)
+                ax.plot(t[::20], full[::20, a, col], "o", color=f"C{a}", ms=3)
+        ax.set_title(f"{p}, random init: lines ODE (lag 0 solid, 2 dashed), dots network")
+        ax.title.set_fontsize(8)
+        for o in rows:
+            axes[1, j].plot(t, o["rel_error_t"], lw=1)
+        axes[1, j].axhline(0.05, color="grey", ls=":", lw=1)
+        axes[1, j].set_yscale("log")
+        axes[1, j].set_xlabel("time (step x lr)")
+    axes[0, 0].set_ylabel("mode projection")
+    axes[1, 0].set_ylabel("||M_net - M_ODE|| / ||M_ODE|| (per seed)")
     fig.tight_layout()
     return fig
 
