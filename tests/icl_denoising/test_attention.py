@@ -69,6 +69,18 @@ def test_training_learns_alpha_beta_near_the_optimum_on_a_small_linear_task():
     assert max(off_pv, off_kq) < 0.15
 
 
+def test_training_without_a_test_set():
+    torch.set_num_threads(1)
+    train = linear_prompts(60, 40, 4, 2, 2.0, 1.0, seed=0)
+    run = train_attention(train, kind="linear", epochs=3, batch_size=20, lr=0.02, seed=0)
+    with_test = train_attention(train, train, "linear", epochs=3, batch_size=20, lr=0.02, seed=0)
+    assert run.test_loss is None and run.train_loss.shape == (4,)
+    np.testing.assert_array_equal(run.W_KQ, with_test.W_KQ)  # monitoring changes nothing
+    np.testing.assert_array_equal(with_test.test_loss, with_test.train_loss)
+    with pytest.raises(TypeError, match="train must be Prompts"):
+        train_attention(train.context, kind="linear", epochs=1, batch_size=2)
+
+
 def test_scalar_weights():
     W = 2.0 * np.eye(3)
     W[0, 1] = 0.6

@@ -1,7 +1,13 @@
 import numpy as np
 import pytest
 
-from icml25.icl_denoising import gmm_prompts, linear_prompts, random_bases, sphere_prompts
+from icml25.icl_denoising import (
+    Prompts,
+    gmm_prompts,
+    linear_prompts,
+    random_bases,
+    sphere_prompts,
+)
 
 
 def test_bases_are_orthonormal():
@@ -72,3 +78,33 @@ def test_bad_arguments(fn, kwargs, name):
     }[fn]
     with pytest.raises(ValueError, match=name):
         fn(**{**base, **extra, **kwargs})
+
+
+def _arrays(B=3, L=5, n=4):
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(B, L, n)), rng.normal(size=(B, n)), rng.normal(size=(B, n))
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "name"),
+    [
+        ({"context": np.zeros((3, 4))}, ValueError, "context must have shape"),
+        ({"query": np.zeros((2, 4))}, ValueError, "query must have shape"),
+        ({"target": np.zeros((3, 5))}, ValueError, "target must have shape"),
+        ({"query": np.full((3, 4), np.nan)}, ValueError, "query must be finite"),
+        ({"context": [[[0.0]]]}, TypeError, "context must be a real numpy array"),
+        ({"basis": np.zeros((3, 4, 5))}, ValueError, "basis must have shape"),
+        ({"centers": np.zeros((3, 2, 5))}, ValueError, "centers must have shape"),
+    ],
+)
+def test_prompts_validate_their_arrays(change, error, name):
+    context, query, target = _arrays()
+    fields = {"context": context, "query": query, "target": target, **change}
+    with pytest.raises(error, match=name):
+        Prompts(**fields)
+
+
+def test_prompts_built_by_hand_are_accepted():
+    context, query, target = _arrays()
+    p = Prompts(context, query, target, basis=np.zeros((3, 4, 2)), centers=np.zeros((3, 6, 4)))
+    assert p.context.shape == (3, 5, 4)

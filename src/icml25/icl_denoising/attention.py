@@ -65,12 +65,13 @@ def attention_denoise(
 @dataclass(frozen=True)
 class TrainingRun:
     """A trained layer: ``W_KQ``, ``W_PV`` (n, n); the mean squared error per coordinate on the
-    training and test prompts before training and after each epoch, (epochs + 1,) each."""
+    training and test prompts before training and after each epoch, (epochs + 1,) each
+    (``test_loss`` is None when trained without a test set)."""
 
     W_KQ: np.ndarray
     W_PV: np.ndarray
     train_loss: np.ndarray
-    test_loss: np.ndarray
+    test_loss: np.ndarray | None
 
 
 def init_weights(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -83,8 +84,8 @@ def init_weights(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def train_attention(
     train: Prompts,
-    test: Prompts,
-    kind: str,
+    test: Prompts | None = None,
+    kind: str = "softmax",
     *,
     epochs: int,
     batch_size: int,
@@ -93,18 +94,23 @@ def train_attention(
 ) -> TrainingRun:
     """Train ``W_KQ``, ``W_PV`` by Adam on the mean squared error ``|x^ - x_{L+1}|^2 / n``,
     minibatches of ``batch_size`` reshuffled each epoch, ``lr`` x0.1 at 80% and 90% of the
-    epochs. ``seed`` fixes the initial weights and the shuffling."""
+    epochs. ``seed`` fixes the initial weights and the shuffling. ``test`` (optional) is only
+    monitored, never trained on."""
     _check_kind(kind)
+    for name, p in (("train", train), ("test", test)):
+        if not isinstance(p, Prompts) and (name == "train" or p is not None):
+            raise TypeError(f"{name} must be Prompts, got {type(p).__name__}")
     check_int("epochs", epochs, minimum=1)
     check_int("batch_size", batch_size, minimum=1)
     check_real("lr", lr, low=0.0, high=np.inf, low_open=True, high_open=True)
     n = train.context.shape[2]
-    if test.context.shape[2] != n:
+    if test is not None and test.context.shape[2] != n:
         raise ValueError(f"test must have n = {n} like train, got {test.context.shape[2]}")
     W = [torch.tensor(w, requires_grad=True) for w in init_weights(n, seed)]
     data = {
-        name: tuple(torch.from_numpy(a) for a in (p.context, p.query, p.target))
+        name: tuple(torch.from_numpy(np.asarray(a, float)) for a in (p.context, p.query, p.target))
         for name, p in (("train", train), ("test", test))
+        if p is not None
     }
     opt = torch.optim.Adam(W, lr=lr)
     milestones = [int(0.8 * epochs), int(0.9 * epochs)]
@@ -114,7 +120,7 @@ def train_attention(
     def mse(context, query, target) -> torch.Tensor:
         return torch.mean((attend(context, query, W[0], W[1], kind) - target) ** 2)
 
-    losses = {"train": [], "test": []}
+    losses = {name: [] for name in data}
 
     def record() -> None:
         with torch.no_grad():
@@ -134,7 +140,7 @@ def train_attention(
         W[0].detach().numpy().copy(),
         W[1].detach().numpy().copy(),
         np.array(losses["train"]),
-        np.array(losses["test"]),
+        np.array(losses["test"]) if test is not None else None,
     )
 
 

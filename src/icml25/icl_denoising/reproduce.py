@@ -2,13 +2,15 @@
 2025).
 
 Every cell trains one layer (``W_KQ``, ``W_PV``, n x n) on one task with the paper's protocol:
-``n = 16``, ``L = 499`` context tokens + 1 noisy query, 800 training / 200 test prompts, a fresh
+``n = 16``, ``L = 499`` context tokens + 1 noisy query, 800 training / 200 test prompts (the
+test prompts are only monitored; the layer is scored on ``prompts_eval`` fresh prompts), a fresh
 subspace, sphere or mixture per prompt, Adam ``lr = 1e-2`` x0.1 at 80% and 90%, batch 80,
 100 epochs (linear task) or 200 (sphere, mixture). Tasks: linear (``d = 8``, ``sigma_0^2 = 2``,
 ``sigma_Z^2 = 1``), sphere (``S^8``, ``R = 1``, ``sigma_Z^2 = 0.1``), mixture (``K = 8``
-unit-norm centres, ``sigma_0^2 = 0.02``, ``sigma_Z^2 = 0.1``). Models: linear attention on the
-linear task, softmax attention on all three. Ablation cells repeat the paper's models with
-``data_multiplier`` times more training prompts (and as many fewer epochs: same step count).
+unit-norm centres, ``sigma_0^2 = 0.02``, ``sigma_Z^2 = 0.1``). Models: the paper's (linear
+attention on the linear task, softmax on the others) and ``extra_models`` (softmax on the linear
+task). Ablation cells repeat the paper's models with ``data_multiplier`` times more training
+prompts (and as many fewer epochs: same step count).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from icml25.lab.reproduction import Summary
 TASKS = ("linear", "sphere", "gmm")
 PAPER_MODEL = {"linear": "linear", "sphere": "softmax", "gmm": "softmax"}
 MAIN = (("linear", "linear"), ("linear", "softmax"), ("sphere", "softmax"), ("gmm", "softmax"))
+EXTRA = (("linear", "softmax"),)  # models the paper does not use for the task
 
 # float sums identical whatever the worker count, and small products fastest: one thread
 CELL_THREADS = 1
@@ -37,7 +40,8 @@ class Config:
     n: int = 16
     context_len: int = 499
     prompts_train: int = 800
-    prompts_test: int = 200
+    prompts_test: int = 200  # monitored during training (the paper's test set)
+    prompts_eval: int = 4000  # fresh prompts the trained layer is scored on
     batch_size: int = 80
     lr: float = 1e-2
     epochs_linear: int = 100
@@ -51,8 +55,9 @@ class Config:
     gmm_components: int = 8
     gmm_sigma_0_sq: float = 0.02
     gmm_sigma_z_sq: float = 0.1
-    seeds: int = 3
-    ablation_seeds: int = 3
+    seeds: int = 4
+    extra_models: bool = False
+    ablation_seeds: int = 0
     data_multiplier: int = 4
     energy_steps: int = 5
 
@@ -63,6 +68,7 @@ SCALES = {
         context_len=50,
         prompts_train=240,
         prompts_test=80,
+        prompts_eval=200,
         batch_size=40,
         lr=0.02,
         epochs_linear=25,
@@ -70,11 +76,10 @@ SCALES = {
         linear_d=4,
         sphere_d=4,
         gmm_components=4,
-        seeds=1,
-        ablation_seeds=0,
+        seeds=2,  # two, so that the standard error is measured
     ),
     "default": Config(),
-    "paper": Config(seeds=6, ablation_seeds=6),
+    "paper": Config(seeds=6, extra_models=True, ablation_seeds=6),
 }
 
 
@@ -82,6 +87,7 @@ def cells(config: Config) -> list[dict]:
     main = [
         {"task": t, "model": m, "multiplier": 1, "replicate": r}
         for t, m in MAIN
+        if config.extra_models or (t, m) not in EXTRA
         for r in range(config.seeds)
     ]
     ablation = [
@@ -122,25 +128,35 @@ def _mse(a: np.ndarray, b: np.ndarray) -> float:
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
     task, kind, mult = cell["task"], cell["model"], cell["multiplier"]
-    s_train, s_test, s_model = np.random.SeedSequence(seed).spawn(3)
+    s_train, s_test, s_model, s_eval = np.random.SeedSequence(seed).spawn(4)
     train = make_prompts(config, task, config.prompts_train * mult, s_train)
-    test = make_prompts(config, task, config.prompts_test, s_test)
+    monitor = make_prompts(config, task, config.prompts_test, s_test)  # loss curve only
     epochs = config.epochs_linear if task == "linear" else config.epochs_nonlinear
     run = train_attention(
         train,
-        test,
+        monitor,
         kind,
         epochs=max(1, epochs // mult),
         batch_size=config.batch_size,
         lr=config.lr,
         seed=int(s_model.generate_state(1)[0]),
     )
+    test = make_prompts(config, task, config.prompts_eval, s_eval)
     out_model = attention_denoise(test.context, test.query, run.W_KQ, run.W_PV, kind)
+    errors = np.mean((out_model - test.target) ** 2, axis=1)  # (B,)
+    errors_bayes = np.mean((bayes(config, task, test) - test.target) ** 2, axis=1)  # (B,)
+    ratio = errors.mean() / errors_bayes.mean()
     beta, off_kq = scalar_weights(run.W_KQ)
     alpha, off_pv = scalar_weights(run.W_PV)
     out = {
-        "test_mse": _mse(out_model, test.target),
-        "bayes_mse": _mse(bayes(config, task, test), test.target),
+        "test_mse": float(errors.mean()),
+        "bayes_mse": float(errors_bayes.mean()),
+        # delta-method standard error of this seed's ratio over its test prompts
+        "ratio_se_prompts": float(
+            np.std(errors - ratio * errors_bayes, ddof=1)
+            / np.sqrt(errors.size)
+            / errors_bayes.mean()
+        ),
         "train_bayes_mse": _mse(bayes(config, task, train), train.target),
         "query_mse": _mse(test.query, test.target),  # naive: return x~
         "zero_mse": _mse(0.0, test.target),  # naive: return 0
@@ -213,6 +229,14 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         ratios = [o["test_mse"] / o["bayes_mse"] for o in outs]
         m[f"mse_ratio_{key}"] = float(np.mean(ratios))
         m[f"mse_ratio_{key}_max"] = float(np.max(ratios))
+        m[f"mse_ratio_{key}_min"] = float(np.min(ratios))
+        # standard error of the seed mean: seed-to-seed spread (training and test prompts)
+        m[f"mse_ratio_{key}_se"] = (
+            float(np.std(ratios, ddof=1) / np.sqrt(len(ratios))) if len(ratios) > 1 else nan
+        )
+        m[f"mse_ratio_{key}_se_prompts"] = float(
+            np.sqrt(np.mean([o["ratio_se_prompts"] ** 2 for o in outs]) / len(outs))
+        )
         m[f"train_ratio_{key}"] = float(
             np.mean([o["train_loss"][-1] / o["train_bayes_mse"] for o in outs])
         )
@@ -224,6 +248,10 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         for name in ("alpha", "beta"):  # up to the sign flip (alpha, beta) -> (-alpha, -beta)
             m[f"abs_{name}_{key}"] = float(np.mean([abs(o[name]) for o in outs]))
         m[f"negative_scalars_{key}"] = float(sum(o["alpha"] < 0 for o in outs))
+        steps = [o["trained_vs_one_step_rel"] for o in outs if "trained_vs_one_step_rel" in o]
+        if steps:
+            m[f"trained_vs_one_step_rel_{key}"] = float(np.mean(steps))
+            m[f"trained_vs_one_step_rel_{key}_max"] = float(np.max(steps))
     for task in TASKS:
         outs = rows(task, PAPER_MODEL[task], ablation)
         if outs:
@@ -262,10 +290,16 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     return Summary(m, figures)
 
 
+def _models(main) -> list[tuple[str, str]]:
+    present = {(c["task"], c["model"]) for c, _ in main}
+    return [pair for pair in MAIN if pair in present]
+
+
 def _fig_losses(config: Config, main) -> Figure:
-    fig = Figure(figsize=(13, 3.4))
-    axes = fig.subplots(1, len(MAIN))
-    for ax, (task, kind) in zip(axes, MAIN, strict=True):
+    models = _models(main)
+    fig = Figure(figsize=(3.3 * len(models), 3.4))
+    axes = np.atleast_1d(fig.subplots(1, len(models)))
+    for ax, (task, kind) in zip(axes, models, strict=True):
         outs = [o for c, o in main if c["task"] == task and c["model"] == kind]
         if not outs:
             continue
@@ -289,9 +323,10 @@ def _fig_losses(config: Config, main) -> Figure:
 
 
 def _fig_weights(main) -> Figure:
-    fig = Figure(figsize=(12, 5.6))
-    axes = fig.subplots(2, len(MAIN))
-    for j, (task, kind) in enumerate(MAIN):
+    models = _models(main)
+    fig = Figure(figsize=(3 * len(models), 5.6))
+    axes = fig.subplots(2, len(models), squeeze=False)
+    for j, (task, kind) in enumerate(models):
         out = next((o for c, o in main if (c["task"], c["model"]) == (task, kind)), None)
         if out is None:
             continue

@@ -37,6 +37,28 @@ class Prompts:
     basis: np.ndarray | None = None
     centers: np.ndarray | None = None
 
+    def __post_init__(self) -> None:
+        arrays = {name: getattr(self, name) for name in ("context", "query", "target")}
+        for name, value in arrays.items():
+            if not isinstance(value, np.ndarray) or value.dtype.kind not in "fiu":
+                raise TypeError(f"{name} must be a real numpy array, got {type(value).__name__}")
+            if not np.all(np.isfinite(value)):
+                raise ValueError(f"{name} must be finite")
+        if self.context.ndim != 3 or min(self.context.shape) < 1:
+            raise ValueError(f"context must have shape (B, L, n), got {self.context.shape}")
+        B, _, n = self.context.shape
+        for name in ("query", "target"):
+            if arrays[name].shape != (B, n):
+                raise ValueError(f"{name} must have shape ({B}, {n}), got {arrays[name].shape}")
+        if self.basis is not None and (
+            self.basis.ndim != 3 or self.basis.shape[:2] != (B, n) or self.basis.shape[2] > n
+        ):
+            raise ValueError(f"basis must have shape ({B}, {n}, k <= {n}), got {self.basis.shape}")
+        if self.centers is not None and (
+            self.centers.ndim != 3 or self.centers.shape[0] != B or self.centers.shape[2] != n
+        ):
+            raise ValueError(f"centers must have shape ({B}, K, {n}), got {self.centers.shape}")
+
 
 def _check_common(prompts: int, context_len: int, n: int, sigma_z_sq: float) -> None:
     check_int("prompts", prompts, minimum=1)
