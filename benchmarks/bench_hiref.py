@@ -1,6 +1,6 @@
 """hiref: Hierarchical Refinement against exact OT (ot.emd), mini-batch OT and the official HR_OT.
 
-Five tables, printed as markdown (torch single-threaded, as on our 2-core machines):
+Seven tables, printed as markdown (torch single-threaded, as on our 2-core machines):
 
 1. quality: cost(HiRef) / cost(ot.emd) on the four data sets (mean and max over seeds);
 2. speed: wall time of HiRef and ot.emd, and their ratio;
@@ -9,7 +9,12 @@ Five tables, printed as markdown (torch single-threaded, as on our 2-core machin
 4. euclidean: ``cost="euclidean"`` against ``ot.emd`` on the Euclidean cost;
 5. official: the official HR_OT (raphael-group/HiRef, src/ on ``--official-src``), run with
    its defaults on ``n = 16384`` beside ours, if a path is given. Its code is never copied here:
-   point ``--official-src`` at a checkout outside this repository.
+   point ``--official-src`` at a checkout outside this repository;
+6. schedules (issue 28 (a)): cost / exact on moons -> rings and checkerboard at n = 4096 under
+   other rank schedules and with 4 starts;
+7. premise (issue 28 (a)): at the first level, the fraction of points whose exact image falls
+   in another co-cluster, and the LR objective of the found co-clusters against the ones
+   consistent with the exact map; with ``--official-src``, also for the official full FRLC.
 
     python benchmarks/bench_hiref.py                     # the README's tables
     python benchmarks/bench_hiref.py --quick             # a minute
@@ -154,25 +159,32 @@ def scale(ns) -> str:
     return table(["n", "wall s", "peak RSS MB", "cost / W2^2 (closed form)"], rows)
 
 
-def official(src: str, n: int, seed: int = 0) -> str:
-    """The official HR_OT with its defaults (rank schedule from its own optimiser) beside ours."""
-    sys.path.insert(0, src)
+def _official_perm(X, Y, schedule, seed) -> tuple[np.ndarray, float]:
+    """The official HR_OT (FRLC subsolver, its defaults) on one pair: (perm, wall seconds)."""
     import HR_OT  # noqa: PLC0415  (the official code, outside this repository)
-    import rank_annealing  # noqa: PLC0415
 
-    X, Y = sample("halfmoon_scurve", n, seed)
     Xt, Yt = torch.from_numpy(X).float(), torch.from_numpy(Y).float()
     torch.manual_seed(seed)  # the official code draws its initialisation from torch's global RNG
     begin = time.perf_counter()
-    schedule = rank_annealing.optimal_rank_schedule(n, hierarchy_depth=6, max_Q=2**10, max_rank=16)
     solver = HR_OT.HierarchicalRefinementOT.init_from_point_clouds(
-        Xt, Yt, schedule, base_rank=1, device="cpu", sq_Euclidean=True
+        Xt, Yt, list(schedule), base_rank=1, device="cpu", sq_Euclidean=True
     )
     clusters = solver.run(return_as_coupling=False)
-    t_official = time.perf_counter() - begin
-    perm_official = np.empty(n, dtype=np.int64)
+    seconds = time.perf_counter() - begin
+    perm = np.full(len(X), -1, dtype=np.int64)
     for ix, iy in clusters:
-        perm_official[ix.cpu().numpy()] = iy.cpu().numpy()
+        perm[ix.cpu().numpy()] = iy.cpu().numpy()
+    return perm, seconds
+
+
+def official(src: str, n: int, seed: int = 0) -> str:
+    """The official HR_OT with its defaults (rank schedule from its own optimiser) beside ours."""
+    sys.path.insert(0, src)
+    import rank_annealing  # noqa: PLC0415
+
+    X, Y = sample("halfmoon_scurve", n, seed)
+    schedule = rank_annealing.optimal_rank_schedule(n, hierarchy_depth=6, max_Q=2**10, max_rank=16)
+    perm_official, t_official = _official_perm(X, Y, schedule, seed)
     is_perm = bool(np.array_equal(np.sort(perm_official), np.arange(n)))
     cost_official = float(np.mean(np.sum((X - Y[perm_official]) ** 2, axis=1)))
     begin = time.perf_counter()
@@ -187,6 +199,132 @@ def official(src: str, n: int, seed: int = 0) -> str:
         out
         + f"\n\nspeed-up {t_official / t_ours:.3g}x, cost ratio ours/official "
         + (f"{transport_cost(X, Y, perm) / cost_official:.4f}")
+    )
+
+
+SCHEDULES = {
+    "(4, 4), leaf 256 (default)": {},
+    "(4, 4), best of 4 starts": {"restarts": 4},
+    "(2, 2, 2, 2)": {"ranks": (2, 2, 2, 2)},
+    "(16,)": {"ranks": (16,), "max_rank": 16},
+    "(4,), leaf 1024": {"ranks": (4,)},
+    "(2,), leaf 2048": {"ranks": (2,)},
+    "(8, 8), leaf 64": {"ranks": (8, 8), "max_rank": 8},
+    "(4, 4, 4), leaf 64": {"ranks": (4, 4, 4)},
+}
+
+
+def schedules(n: int, seeds: int, datasets=("moons_rings", "checkerboard")) -> str:
+    """Issue 28 (a): cost / exact of HiRef under other rank schedules and more starts."""
+    rows = []
+    for dataset in datasets:
+        for seed in range(seeds):
+            X, Y = sample(dataset, n, seed)
+            exact = exact_cost(X, Y)
+            for label, options in SCHEDULES.items():
+                begin = time.perf_counter()
+                perm = hiref(X, Y, seed=seed, **options)
+                seconds = time.perf_counter() - begin
+                rows.append([dataset, seed, label, seconds, transport_cost(X, Y, perm) / exact])
+    return table(["data set", "seed", "schedule", "wall s", "cost / exact"], rows)
+
+
+def _partition_cost(X, Y, lx, ly, r) -> float:
+    """Transport cost of the block coupling of equal-size co-clusters ``lx``, ``ly`` (labels
+    0..r-1): ``sum_z (n_z / n) (Var X_z + Var Y_z + |mean X_z - mean Y_z|^2)``, the LR
+    objective of hard co-clusters with ``g = 1/r``."""
+    total = 0.0
+    for z in range(r):
+        Xz, Yz = X[lx == z], Y[ly == z]
+        spread = Xz.var(0).sum() + Yz.var(0).sum()
+        total += len(Xz) / len(X) * (spread + np.sum((Xz.mean(0) - Yz.mean(0)) ** 2))
+    return float(total)
+
+
+def _hard_labels(P: torch.Tensor, r: int) -> np.ndarray:
+    """Greedy capacity split (hiref's, the official code's) of a soft assignment P (n, r)."""
+    from icml25.hiref.hiref import _split  # noqa: PLC0415
+
+    n = P.shape[0]
+    chunks = _split(
+        torch.arange(n).unsqueeze(0), P.T.float().unsqueeze(0), torch.full((1, r), n // r)
+    )
+    labels = np.empty(n, dtype=np.int64)
+    for z, members in enumerate(chunks.numpy()):
+        labels[members] = z
+    return labels
+
+
+def _co_clusters(X, Y, r, solver, starts, src=None):
+    """Best of ``starts`` first-level co-clusterings (lowest LR objective) by our subsolver or
+    the official FRLC_LR_opt (full FRLC: free T, its defaults, ``diagonalize_return``)."""
+    from icml25.hiref.costs import sqeuclidean_factors  # noqa: PLC0415
+    from icml25.hiref.lowrank import lowrank_ot  # noqa: PLC0415
+
+    centre = 0.5 * (X.mean(0) + Y.mean(0))
+    Xc, Yc = torch.from_numpy(X - centre), torch.from_numpy(Y - centre)
+    best = None
+    for start in range(starts):
+        if solver == "ours":
+            Q, R = lowrank_ot(*sqeuclidean_factors(Xc.float(), Yc.float()), r, seed=start)
+        else:
+            sys.path.insert(0, src)
+            import FRLC  # noqa: PLC0415  (the official code, outside this repository)
+            import HR_OT  # noqa: PLC0415
+
+            torch.manual_seed(start)
+            factors = HR_OT.compute_lr_sqeuclidean_matrix(Xc, Yc, rescale_cost=True)
+            Q, R, _, _ = FRLC.FRLC_LR_opt(
+                factors,
+                None,
+                None,
+                gamma=90,
+                r=r,
+                max_iter=30,
+                min_iter=15,
+                max_inneriters_balanced=300,
+                max_inneriters_relaxed=300,
+                diagonalize_return=True,
+                printCost=False,
+                tau_in=100000,
+                dtype=torch.float64,
+            )
+        lx, ly = _hard_labels(Q, r), _hard_labels(R, r)
+        value = _partition_cost(X, Y, lx, ly, r)
+        if best is None or value < best[0]:
+            best = (value, lx, ly)
+    return best
+
+
+def premise(n: int, seeds: int, ranks=(2, 4), datasets=tuple(DATASETS), src=None) -> str:
+    """Issue 28 (a): HiRef's premise is that a minimal-objective rank-r co-clustering sends
+    every point's optimal image to its own co-cluster. At the first level: the co-clusters a
+    subsolver finds (ours: best of 8 starts; the official full FRLC, if ``src`` is given: best
+    of 2), the fraction of points whose exact image (``ot.emd``) lies in another co-cluster
+    ("torn"), and the LR objective of the co-clusters *consistent* with the exact map (same X
+    side, Y side = the images of the X side) against the found ones, both / exact cost."""
+    import ot  # noqa: PLC0415
+
+    solvers = [("ours", 8)] + ([("official FRLC", 2)] if src else [])
+    rows = []
+    for dataset in datasets:
+        for seed in range(seeds):
+            X, Y = sample(dataset, n, seed)
+            w = np.full(n, 1.0 / n)
+            sigma = ot.emd(w, w, ot.dist(X, Y), numItermax=100 * n * n).argmax(1)  # (n,)
+            exact = float(np.mean(np.sum((X - Y[sigma]) ** 2, axis=1)))
+            for r in ranks:
+                for solver, starts in solvers:
+                    found, lx, ly = _co_clusters(X, Y, r, solver, starts, src)
+                    consistent_y = np.empty(n, dtype=np.int64)
+                    consistent_y[sigma] = lx
+                    torn = float(np.mean(ly[sigma] != lx))
+                    consistent = _partition_cost(X, Y, lx, consistent_y, r)
+                    rows.append([dataset, seed, r, solver, torn, found / exact, consistent / exact])
+                    print(*rows[-1], sep=" | ", flush=True)  # a long table: rows as they come
+    return table(
+        ["data set", "seed", "rank", "solver", "torn", "LR found / exact", "LR consistent / exact"],
+        rows,
     )
 
 
@@ -226,6 +364,10 @@ def main() -> None:
             "scale": lambda: scale([2**14, 2**16, 2**18, 2**20, 10**6]),
             "euclidean": lambda: euclidean([1024, 4096], 5, exact_cache=args.exact_cache),
         }
+    sections["schedules"] = lambda: schedules(4096, 2)
+    sections["premise"] = lambda: premise(
+        4096, 2, datasets=("moons_rings", "checkerboard", "gaussians"), src=args.official_src
+    )
     if args.official_src:
         sections["official"] = lambda: official(args.official_src, args.official_n)
     for name, run in sections.items():

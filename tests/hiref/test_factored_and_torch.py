@@ -77,3 +77,24 @@ def test_cuda_tensors_run_on_the_device():
 def test_unequal_sizes_are_refused_with_the_reason():
     with pytest.raises(ValueError, match="a bijection needs equal sizes"):
         hiref(np.zeros((10, 2)), np.zeros((12, 2)))
+
+
+@pytest.mark.parametrize(("nx", "ny"), [(6, 9), (300, 200)])
+def test_unequal_sizes_by_replication_recipe(nx, ny):
+    # the README's recipe: X repeated L / nx times and Y L / ny times (L = lcm) turns OT between
+    # uniform weights of unequal sizes into an assignment of L points; its pairs carry 1 / L
+    import ot
+
+    rng = np.random.default_rng(nx)
+    X, Y = rng.normal(size=(nx, 2)), rng.normal(size=(ny, 2)) + 1.0
+    L = np.lcm(nx, ny)
+    rows, cols = np.repeat(np.arange(nx), L // nx), np.repeat(np.arange(ny), L // ny)
+    perm = hiref(X[rows], Y[cols], seed=0)
+    plan = np.zeros((nx, ny))
+    np.add.at(plan, (rows, cols[perm]), 1.0 / L)
+    np.testing.assert_allclose(plan.sum(1), 1.0 / nx)
+    np.testing.assert_allclose(plan.sum(0), 1.0 / ny)
+    M = ot.dist(X, Y)
+    exact = float(np.sum(ot.emd(np.full(nx, 1 / nx), np.full(ny, 1 / ny), M) * M))
+    cost = float(np.sum(plan * M))
+    assert exact - 1e-9 <= cost <= (1.0 + 1e-9 if L <= 256 else 1.02) * exact
