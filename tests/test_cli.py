@@ -10,8 +10,14 @@ import pytest
 import icml25.ipd_pavlov.reproduce as ipd
 from icml25.lab import catalog
 from icml25.lab.cli import main
+from icml25.lab.reproduction import load_claims
 
 SLUG = "ipd_pavlov"
+METRIC = "min_pavlov_share_small_epsilon"
+
+
+def ipd_claims():
+    return load_claims(SLUG)
 
 
 @pytest.fixture(autouse=True)
@@ -137,12 +143,20 @@ def test_strict_exits_1_when_a_claim_is_not_reproduced(runs, monkeypatch):
     from icml25.lab import reproduction
 
     real = reproduction.load_claims
+    smoke = json.loads((runs / SLUG / "smoke" / "seed-0" / "summary.json").read_text())
+    good = {c["id"] for c in smoke["claims"] if c["verdict"] in ("reproduced", "holds")}
+
+    def only_good(slug):
+        return tuple(c for c in real(slug) if c.id in good)
 
     def impossible(slug):
-        first, *rest = real(slug)
-        return (dataclasses.replace(first, threshold=2.0), *rest)  # a rate is never >= 2
+        first, *rest = only_good(slug)
+        return (dataclasses.replace(first, threshold=2.0), *rest)  # a share is never >= 2
 
     argv = ["run", SLUG, "--scale", "smoke", "--jobs", "1", "--out", str(runs)]
+    assert main(argv) == 0  # not reproduced is not a failure without --strict
+    assert main(argv + ["--strict"]) == (0 if len(good) == len(smoke["claims"]) else 1)
+    monkeypatch.setattr(reproduction, "load_claims", only_good)
     assert main(argv + ["--strict"]) == 0
     monkeypatch.setattr(reproduction, "load_claims", impossible)
     assert main(argv) == 0
@@ -154,7 +168,8 @@ def test_run_json_is_parseable(runs, capsys):
     assert main(argv) == 0
     captured = capsys.readouterr()
     [paper] = json.loads(captured.out)
-    assert paper["slug"] == SLUG and paper["complete"] and paper["counts"]["claims"] == 4
+    claims = [c for c in ipd_claims() if c.kind == "claim"]
+    assert paper["slug"] == SLUG and paper["complete"] and paper["counts"]["claims"] == len(claims)
     assert SLUG in captured.err  # the per-paper line goes to stderr with --json
 
 
@@ -173,14 +188,15 @@ def test_compare_against_the_committed_result(runs, tmp_path, monkeypatch, capsy
     argv = ["run", SLUG, "--scale", "smoke", "--jobs", "1", "--out", str(runs), "--compare"]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "agree  min_pavlov_rate_small_epsilon" in out and "DIFFER" not in out
+    assert f"agree  {METRIC}" in out and "DIFFER" not in out
 
     path = committed / SLUG / "smoke" / "seed-0" / "summary.json"
     summary = json.loads(path.read_text())
-    summary["measurements"]["min_pavlov_rate_small_epsilon"] = 0.5
+    measured = summary["measurements"][METRIC]
+    summary["measurements"][METRIC] = 0.5
     path.write_text(json.dumps(summary))
     assert main(argv) == 1
-    assert "DIFFER  min_pavlov_rate_small_epsilon: 0.5 vs 1.0" in capsys.readouterr().out
+    assert f"DIFFER  {METRIC}: 0.5 vs {measured!r}" in capsys.readouterr().out
     assert main(["run", "maxmin_eig", "--scale", "smoke", "--compare"]) == 2
 
 

@@ -81,7 +81,7 @@ def _model_note(summary: dict) -> str:
     return f" with model {llm['model']} at {llm['base_url']}" if llm else ""
 
 
-def _echo_verdicts(summary: dict, err: bool = False) -> None:
+def _echo_verdicts(summary: dict, err: bool = False, usage: bool = True) -> None:
     for v in summary["claims"]:
         measured = "-" if v["measured"] is None else f"{v['measured']:.4g}"
         kind = " [check]" if v.get("kind") == "check" else ""
@@ -91,6 +91,9 @@ def _echo_verdicts(summary: dict, err: bool = False) -> None:
             f"{v['threshold']:g}: {v['verdict']}{paper}",
             err=err,
         )
+    line = _usage_line(summary) if usage else None
+    if line:
+        click.echo(line, err=err)
     failures = summary.get("failures", [])
     for failure in failures[:SHOWN_FAILURES]:
         click.echo(f"  failed cell {json.dumps(failure['cell'])}: {failure['reason']}", err=err)
@@ -99,6 +102,18 @@ def _echo_verdicts(summary: dict, err: bool = False) -> None:
     if summary.get("summary_error"):
         last = summary["summary_error"].strip().splitlines()[-1]
         click.echo(f"  the summary failed: {last}", err=err)
+
+
+def _usage_line(summary: dict) -> str | None:
+    """What a model run used: calls, tokens and, with prices, cost; None offline."""
+    u = summary.get("llm_usage")
+    if not u:
+        return None
+    cost = "" if u.get("cost_usd") is None else f", ${u['cost_usd']:.4f}"
+    return (
+        f"  model {u.get('model')}: {u['calls']} calls ({u['cached_calls']} from the cache), "
+        f"{u['prompt_tokens']} prompt + {u['completion_tokens']} completion tokens{cost}"
+    )
 
 
 def _paper_line(summary: dict) -> str:
@@ -319,8 +334,11 @@ def run(
 
     def finished(summary: dict) -> None:
         click.echo(_paper_line(summary), err=as_json)
+        line = _usage_line(summary)
+        if line:
+            click.echo(line, err=as_json)
         if terminal or not summary["complete"]:
-            _echo_verdicts(summary, err=as_json)
+            _echo_verdicts(summary, err=as_json, usage=False)
 
     try:
         summaries = runner.run(

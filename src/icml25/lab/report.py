@@ -142,6 +142,9 @@ def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str,
         "seed": seed,
         "smoke": scale == SMOKE,
         "model": _model(summary.get("config")),
+        "llm_usage": summary.get("llm_usage")
+        if isinstance(summary.get("llm_usage"), Mapping)
+        else None,
         "anchor": f"{origin}-{scale}-seed-{seed}",
         "complete": bool(summary.get("complete", True)),
         "date": finished[:10],

@@ -38,7 +38,7 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from icml25.common.llm import Endpoint
+from icml25.common.llm import Endpoint, usage_total
 from icml25.lab import backends, catalog, store
 from icml25.lab.claims import evaluate, tally
 from icml25.lab.reproduction import (
@@ -350,6 +350,7 @@ def _finish(
         "counts": tally(verdicts),
         "figures": figures,
         "warnings": dict(Counter(w for r in records for w in r.get("warnings", []))),
+        "llm_usage": _llm_usage(records),
         "summary_error": error,
         "timing": {
             "wall_seconds": round(_wall(fresh) + summarize_seconds, 3),
@@ -363,6 +364,18 @@ def _finish(
     if on_paper is not None:
         on_paper(summary)
     return summary
+
+
+def _llm_usage(records: list[dict]) -> dict | None:
+    """The model calls, tokens and cost of the cells that used a model (each returns its
+    client's ``usage()`` under ``llm_usage``, the protocol of ``icml25.common.llm``), summed;
+    None for an offline run. Cached cells count the calls made when they were computed."""
+    usages = [
+        r["output"]["llm_usage"]
+        for r in records
+        if r["status"] == "ok" and isinstance(r["output"], dict) and "llm_usage" in r["output"]
+    ]
+    return usage_total(usages) if usages else None
 
 
 def _wall(records: list[dict]) -> float:
