@@ -6,6 +6,7 @@ import pytest
 from icml25.supercollapse import (
     collapse_deviation,
     compute_frontier,
+    fit_compute_optimal,
     fit_frontier_exponent,
     fit_irreducible_loss,
     noise_floor,
@@ -94,6 +95,34 @@ def test_frontier_of_power_law_curves_gives_the_horizon_exponent():
     inner = (best > 0) & (best < len(sizes) - 1)  # interior winners
     _, gamma = fit_frontier_exponent(sizes[best[inner]], c[inner])
     assert gamma == pytest.approx(nu / mu, rel=0.05)
+
+
+@pytest.mark.parametrize(("mu", "nu"), [(0.5, 0.35), (0.4, 0.6)])
+def test_fit_compute_optimal_recovers_the_horizon_law_from_few_sizes(mu, nu):
+    """Five sizes, as the reproduction: the interior frontier gives gamma = nu/mu and the
+    horizons t* = kappa p^gamma / 6 of the exact optimum (power_law_optimal_horizon)."""
+    sizes = np.geomspace(1e3, 1e5, 5)
+    t = np.geomspace(1.0, 1e12, 2000)
+    fit = fit_compute_optimal(
+        sizes, [6 * p * t for p in sizes], [power_law_loss(t, p, mu, nu) for p in sizes]
+    )
+    assert fit["interior"]
+    assert set(np.unique(fit["p_opt"])) == set(sizes)
+    assert fit["gamma"] == pytest.approx(nu / mu, rel=0.05)
+    # the fitted horizons sit between the optimum of each size and its neighbours'
+    t_fit = fit["kappa"] * sizes ** fit["gamma"] / 6
+    ratio = t_fit / power_law_optimal_horizon(sizes, mu, nu)
+    assert np.all((ratio > 0.5) & (ratio < 2.0))
+
+
+def test_fit_compute_optimal_uses_every_point_without_interior_winners():
+    t = np.geomspace(1.0, 1e6, 200)
+    fit = fit_compute_optimal(
+        [1e3, 1e4], [6e3 * t, 6e4 * t], [t**-0.5 + 1e3**-0.5, t**-0.5 + 1e4**-0.5]
+    )
+    assert not fit["interior"]
+    with pytest.raises(ValueError, match="params"):
+        fit_compute_optimal([1e3], [t], [t])
 
 
 def test_optimal_horizon_anchor_and_exponent():

@@ -18,14 +18,26 @@ def test_claims_keep_the_issue_thresholds():
 def test_cells_and_horizons():
     config = sc.SCALES["default"]
     parts = [c["part"] for c in sc.cells(config)]
-    assert parts.count("collapse") == parts.count("broken") == len(config.widths) == 5
-    assert config.widths == (16, 24, 32, 48, 64) and config.seeds == 5
+    assert parts.count("frontier") == len(config.frontier_widths) == 5
+    assert parts.count("collapse") == parts.count("broken") == len(config.widths) == 4
+    # every trained width is inside the frontier, so its horizon is the fit's, not extrapolated
+    assert set(config.widths) < set(config.frontier_widths) and config.seeds == 5
     opt, broken = sc.horizons(config, config.gamma), sc.horizons(config, 1.2 * config.gamma)
     p = np.array([parameter_count(w, config.depth) for w in config.widths])
     steps = np.array([opt[w] for w in config.widths])
-    assert opt[16] == broken[16] == config.ref_steps
+    w0 = config.widths[0]
+    assert opt[w0] == broken[w0] == config.ref_steps
     np.testing.assert_allclose(steps, config.ref_steps * (p / p[0]) ** config.gamma, atol=0.5)
     assert all(broken[w] > opt[w] for w in config.widths[1:])
+
+
+def test_frontier_cell_gives_constant_rate_curves():
+    config = sc.SCALES["smoke"]
+    out = sc.run_cell(config, {"part": "frontier", "width": 16}, seed=3)
+    steps, compute = np.array(out["steps"]), np.array(out["compute"])
+    assert steps[0] >= 1 and steps[-1] == config.frontier_steps
+    np.testing.assert_allclose(compute, 6.0 * out["params"] * config.batch * steps)
+    assert out["loss"][-1] < out["loss"][0]
 
 
 def test_smoke_run_measures_every_claim(tmp_path):
@@ -36,9 +48,11 @@ def test_smoke_run_measures_every_claim(tmp_path):
     assert verdicts["d"] == "holds"
     m = summary["measurements"]
     assert m["power_law_max_spread_over_sizes"] < 1e-9
+    assert np.isfinite(m["frontier_gamma"]) and m["frontier_ref_steps"] > 0
     assert all(m[f"{v}_L0"] >= 0 for v in ("decay", "constant", "no_mup", "broken"))
 
 
 def test_which_declarations_are_checks():
-    # (d): the power-law collapse is a closed form checked against itself
-    assert [c.id for c in CLAIMS if c.kind == "check"] == ["d"]
+    # (d): the power-law collapse is a closed form checked against itself; (e): the horizons
+    # trained equal our own frontier's fit, a consistency of the pipeline
+    assert [c.id for c in CLAIMS if c.kind == "check"] == ["d", "e"]

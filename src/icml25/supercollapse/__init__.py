@@ -18,6 +18,7 @@ True
 from icml25.supercollapse.collapse import (
     collapse_deviation,
     compute_frontier,
+    fit_compute_optimal,
     fit_frontier_exponent,
     fit_irreducible_loss,
     noise_floor,
@@ -44,6 +45,7 @@ __all__ = [
     "Training",
     "collapse_deviation",
     "compute_frontier",
+    "fit_compute_optimal",
     "fit_frontier_exponent",
     "fit_irreducible_loss",
     "fourier_targets",

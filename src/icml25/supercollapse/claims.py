@@ -59,4 +59,15 @@ CLAIMS = (
         kind="check",
         paper_value="l(x) = (r x^-mu + 1)/(r + 1), r = nu/mu, for every size",
     ),
+    Claim(
+        "e",
+        "The horizons trained are those of our own compute-optimal frontier: the largest "
+        "relative gap |t_used(p) / t_fit(p) - 1| over the widths, t_fit from c* = kappa "
+        "p^(1 + gamma) fitted to the Pareto frontier of this run's constant-rate curves.",
+        "horizon_max_rel_gap",
+        "<=",
+        0.1,
+        kind="check",
+        paper_value="t*(p) from the fitted compute-optimal frontier (official fit_optimal_horizon)",
+    ),
 )

@@ -11,7 +11,8 @@ after ``t`` of its ``t*(p)`` compute-optimal steps and ``L0`` the irreducible lo
   size's curve is known from its seeds;
 - ``L0`` from the compute-optimal end points by ``L = L0 + a c^-b``, a Huber loss on log L;
 - compute-optimal horizons from a fitted frontier ``c*(p) = kappa p^(1 + gamma)``, i.e.
-  ``t*(p) ∝ p^gamma`` samples;
+  ``t*(p) ∝ p^gamma`` samples (``fit_compute_optimal``: frontier of constant-rate curves,
+  points won by the smallest or largest size dropped, least squares in log-log);
 - for a sum of power laws ``L = L0 + t^-mu + p^-nu`` trained compute-optimally,
   ``l(x) = (r x^-mu + 1) / (r + 1)`` with ``r = nu / mu``, the same for every ``p`` (Sec. 4).
 
@@ -121,6 +122,33 @@ def fit_frontier_exponent(params, compute) -> tuple[float, float]:
         raise ValueError("params and compute must be 1-d, equally long, with >= 2 distinct sizes")
     slope, intercept = np.polyfit(np.log(p), np.log(c), 1)
     return float(np.exp(intercept)), float(slope - 1.0)
+
+
+def fit_compute_optimal(params, compute: list, loss: list, n_points: int = 1000) -> dict:
+    """The compute-optimal scaling of a family of loss curves (official notebook
+    ``fit_optimal_horizon``): the Pareto frontier of the curves of models of sizes ``params (P,)``
+    (``compute[i], loss[i]`` the curve of model ``i``, usually trained at a constant rate), the
+    frontier points won by the smallest or the largest model dropped (their optimal range is cut
+    by the budget), and ``c* = kappa p^(1 + gamma)`` fitted to the rest. If fewer than two sizes
+    win inside, all frontier points are used (``interior`` False). Returns ``kappa, gamma``,
+    the frontier ``c, L_min, p_opt`` and ``interior``."""
+    p = np.asarray(params, dtype=float)
+    if p.ndim != 1 or p.size != len(compute) or np.any(p <= 0):
+        raise ValueError(f"params must be {len(compute)} positive sizes, got {params!r}")
+    c, L_min, best = compute_frontier(compute, loss, n_points)
+    p_opt = p[best]  # (n,)
+    inner = (p_opt > p.min()) & (p_opt < p.max())
+    interior = np.unique(p_opt[inner]).size >= 2
+    keep = inner if interior else np.ones_like(inner)
+    kappa, gamma = fit_frontier_exponent(p_opt[keep], c[keep])
+    return {
+        "kappa": kappa,
+        "gamma": gamma,
+        "c": c,
+        "L_min": L_min,
+        "p_opt": p_opt,
+        "interior": bool(interior),
+    }
 
 
 def optimal_horizon(params, gamma: float, ref_params: float, ref_horizon: float) -> np.ndarray:

@@ -1,16 +1,25 @@
 """Reproduction: supercollapse of compute-optimal loss curves (Qiu et al., ICML 2025).
 
-muP residual MLPs (3 blocks, widths 16-64) on the Fourier regression task (8 inputs, 2,000
-modes, alpha = 2), Adam(0.9, 0.95), batch 256 of fresh samples, muP base width 16. Every width
-``D`` is trained for its compute-optimal number of steps ``t*(p) = t_ref (p / p_16)^gamma``;
-``gamma`` is the horizon exponent of the fitted frontier (config). Cells:
+muP residual MLPs (3 blocks) on the Fourier regression task (8 inputs; fewer modes and a
+steeper frequency spectrum than the paper's, so that the models reach their compute-optimal
+horizons on a CPU), Adam(0.9, 0.95), batch 256 of fresh samples, muP base width 16. Cells:
 
-- ``collapse`` (one per width): 3 x ``seeds`` members trained together: linear decay to zero
-  (muP), constant learning rate (muP), linear decay without muP (the learning rates of width 16
-  at every width);
+- ``frontier`` (one per width): ``frontier_seeds`` members at a constant learning rate for
+  ``frontier_steps`` steps (the official ``mlp_fit`` runs: every width the same number of
+  samples); ``summarize`` fits ``c*(p) = kappa p^(1 + gamma)`` to their Pareto frontier
+  (``fit_compute_optimal``), i.e. the horizons ``t*(p) = c*(p) / (6 p B)``;
+- ``collapse`` (one per width): 3 x ``seeds`` members trained together for ``t*(p)`` steps:
+  linear decay to zero (muP), constant learning rate (muP), linear decay without muP (the
+  learning rates of the smallest width at every width);
 - ``broken`` (one per width): linear decay, muP, horizon exponent ``1.2 gamma`` (same anchor);
 - ``power_law``: the exact collapse of ``L = L0 + t^-mu + p^-nu`` at its own optimal horizon
   (numpy, no training).
+
+Cells are independent, so the horizons of ``collapse`` and ``broken`` come from the config
+(``gamma``, ``ref_steps``), whose values are the fit of the frontier cells (deterministic, so a
+pilot run of the same cells gives the same fit); ``summarize`` refits them from this run's
+frontier cells and measures the largest relative gap between the horizons used and the fitted
+ones (a check).
 
 Each member's test loss is recorded at ``x = k / n_x`` of its horizon, ``k = 1..n_x``.
 ``L0`` is fitted per variant on the seed-mean end points ``(c*(p), L(t*(p)))``.
@@ -26,6 +35,7 @@ from matplotlib.figure import Figure
 from icml25.lab.reproduction import Summary
 from icml25.supercollapse.collapse import (
     collapse_deviation,
+    fit_compute_optimal,
     fit_irreducible_loss,
     noise_floor,
     normalized_curves,
@@ -46,17 +56,21 @@ VARIANTS = ("decay", "constant", "no_mup")
 
 @dataclass(frozen=True)
 class Config:
-    widths: tuple[int, ...] = (16, 24, 32, 48, 64)
+    widths: tuple[int, ...] = (12, 16, 20, 24)  # trained at t*(p): collapse, broken
+    frontier_widths: tuple[int, ...] = (12, 16, 20, 24, 32)  # constant-rate frontier
     depth: int = 3
     seeds: int = 5
     dim: int = 8
-    n_modes: int = 2000
-    alpha: float = 2.0
+    n_modes: int = 300  # the paper: 10,000 (our first look: 2,000)
+    alpha: float = 6.0  # frequency tail P(|s| > S) = S^-alpha; the paper: 2.0
     batch: int = 256
     base_width: int = 16
     base_lr: float = 0.01
-    gamma: float = 1.04  # horizon exponent t* ~ p^gamma
-    ref_steps: int = 100  # t* of the smallest width, in steps
+    frontier_steps: int = 3000  # constant-rate steps of every width for the frontier
+    frontier_seeds: int = 2
+    frontier_points: int = 80  # log-spaced evaluations of a frontier curve
+    gamma: float = 1.877  # horizon exponent t* ~ p^gamma: the frontier cells' fit (1.8771)
+    ref_steps: int = 160  # t* of widths[0] in steps: the frontier cells' fit (160.2)
     broken_factor: float = 1.2
     n_x: int = 40
     eval_size: int = 2048
@@ -65,26 +79,29 @@ class Config:
 
 
 SCALES = {
-    "smoke": Config(widths=(16, 20, 24), seeds=2, n_modes=200, ref_steps=16, n_x=20, eval_size=512),
-    "default": Config(),
-    "paper": Config(
-        widths=(384, 512, 645, 812, 1024, 1290, 1625, 2048),
-        depth=5,
-        n_modes=10_000,
-        batch=4096,
-        base_width=128,
-        base_lr=0.001,
-        gamma=1.040882,
-        ref_steps=33_310,  # official horizon 1e15 (p/1.346e6)^2.0409 / (6 p) at D = 384
-        n_x=100,
-        eval_size=100_000,
+    "smoke": Config(
+        widths=(16, 20, 24),
+        frontier_widths=(16, 20, 24),
+        seeds=2,
+        n_modes=200,
+        alpha=2.0,
+        frontier_steps=60,
+        frontier_points=20,
+        ref_steps=16,
+        n_x=20,
+        eval_size=512,
     ),
+    "default": Config(),
+    # intermediate scale (about 18 min of cell time on one thread): the default plus width 32
+    # in the collapse, horizons t*(32) = 5,562 and 11,300 steps (broken)
+    "paper": Config(widths=(12, 16, 20, 24, 32)),
 }
 
 
 def cells(config: Config) -> list[dict]:
+    front = [{"part": "frontier", "width": w} for w in config.frontier_widths]
     train = [{"part": p, "width": w} for p in ("collapse", "broken") for w in config.widths]
-    return train + [{"part": "power_law"}]
+    return front + train + [{"part": "power_law"}]
 
 
 def horizons(config: Config, gamma: float) -> dict[int, int]:
@@ -97,7 +114,38 @@ def horizons(config: Config, gamma: float) -> dict[int, int]:
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
     if cell["part"] == "power_law":
         return _power_law(config)
+    if cell["part"] == "frontier":
+        return _frontier_cell(config, cell, seed)
     return _train_cell(config, cell, seed)
+
+
+def _frontier_cell(config: Config, cell: dict, seed: int) -> dict:
+    """Constant-rate curves of one width, ``frontier_steps`` steps, seed-mean test loss on a
+    log-spaced grid of steps."""
+    n, steps = config.frontier_seeds, config.frontier_steps
+    seeds = np.random.SeedSequence(seed).generate_state(n)
+    record = np.unique(np.round(np.geomspace(1, steps, config.frontier_points)).astype(int))
+    run = train_members(
+        fourier_task(config.dim, config.n_modes, config.alpha, config.task_seed),
+        cell["width"],
+        seeds.tolist(),
+        ["constant"] * n,
+        steps,
+        depth=config.depth,
+        batch=config.batch,
+        base_width=config.base_width,
+        base_lr=config.base_lr,
+        eval_steps=record,
+        eval_size=config.eval_size,
+        data_seed=config.task_seed + 1,
+    )
+    keep = run.steps > 0
+    return {
+        "params": run.params,
+        "steps": run.steps[keep].tolist(),
+        "compute": (6.0 * run.params * config.batch * run.steps[keep]).tolist(),
+        "loss": run.loss[:, keep].mean(axis=0).tolist(),
+    }
 
 
 def _train_cell(config: Config, cell: dict, seed: int) -> dict:
@@ -154,6 +202,34 @@ def _power_law(config: Config) -> dict:
     return {"max_error": float(max(errors)), "max_spread_over_sizes": float(max(spreads))}
 
 
+def _frontier_stats(config: Config, rows: dict[int, dict]) -> dict:
+    """Fit of the compute-optimal frontier of the constant-rate curves, the horizons it gives,
+    and their gap to the horizons the config trains (``gamma``, ``ref_steps``)."""
+    widths = sorted(rows)
+    p = np.array([rows[w]["params"] for w in widths], dtype=float)  # (P,)
+    fit = fit_compute_optimal(
+        p, [rows[w]["compute"] for w in widths], [rows[w]["loss"] for w in widths]
+    )
+    t_fit = fit["kappa"] * p ** fit["gamma"] / (6.0 * config.batch)  # (P,) steps
+    anchor = parameter_count(config.widths[0], config.depth, config.dim)
+    t_used = optimal_horizon(p, config.gamma, anchor, config.ref_steps)  # (P,)
+    trained = np.isin(widths, config.widths)
+    m = {
+        "frontier_gamma": fit["gamma"],
+        "frontier_ref_steps": float(fit["kappa"] * anchor ** fit["gamma"] / (6.0 * config.batch)),
+        "frontier_interior": float(fit["interior"]),
+        "frontier_sizes_winning": float(np.unique(fit["p_opt"]).size),
+        "horizon_max_rel_gap": float(np.max(np.abs(t_used / t_fit - 1.0)[trained])),
+    }
+    for w, t in zip(widths, t_fit, strict=True):
+        m[f"frontier_t_star_{w}"] = float(t)
+        on = fit["c"][fit["p_opt"] == rows[w]["params"]]
+        m[f"frontier_last_step_{w}"] = (
+            float(on.max() / (6 * rows[w]["params"] * config.batch)) if on.size else float("nan")
+        )
+    return {"measurements": m, "fit": fit, "params": p}
+
+
 def _variant_stats(config: Config, rows: list[dict], key: str) -> dict:
     """``L0`` fit, normalized curves, ``Delta (X,)`` and ``sigma (P, X)`` of one variant."""
     loss = np.array([r[key] for r in rows])  # (P, W, X)
@@ -175,7 +251,7 @@ def _variant_stats(config: Config, rows: list[dict], key: str) -> dict:
 def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     m: dict[str, float] = {}
     nan = float("nan")
-    by = {"collapse": {}, "broken": {}}
+    by = {"frontier": {}, "collapse": {}, "broken": {}}
     power = None
     for cell, out in results:
         if cell["part"] == "power_law":
@@ -185,6 +261,9 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     if power is not None:
         m["power_law_max_error"] = power["max_error"]
         m["power_law_max_spread_over_sizes"] = power["max_spread_over_sizes"]
+    frontier = _frontier_stats(config, by["frontier"]) if len(by["frontier"]) >= 2 else None
+    if frontier is not None:
+        m.update(frontier["measurements"])
 
     x = np.arange(1, config.n_x + 1) / config.n_x
     at = {v: int(np.argmin(np.abs(x - v))) for v in (0.5, 0.9)}
@@ -216,6 +295,8 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     m.setdefault("decay_max_ratio_08_095", nan)
 
     figures = {}
+    if frontier is not None:
+        figures["compute_frontier"] = _fig_frontier(config, by["frontier"], frontier)
     if stats:
         figures["raw_loss_curves"] = _fig_raw(config, stats, widths)
         figures["normalized_curves"] = _fig_normalized(config, stats, widths, x)
@@ -248,6 +329,34 @@ def _fig_raw(config: Config, stats: dict, widths: list[int]) -> Figure:
         ax.set_title(f"{v}: mean over seeds (band: min-max); L0 = {s['L0']:.3f}", fontsize=8)
     axes[0].set_ylabel("test loss")
     axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _fig_frontier(config: Config, rows: dict[int, dict], frontier: dict) -> Figure:
+    widths = sorted(rows)
+    fit = frontier["fit"]
+    fig = Figure(figsize=(9, 3.6))
+    ax, bx = fig.subplots(1, 2)
+    for w, col in zip(widths, _colors(len(widths)), strict=True):
+        ax.plot(rows[w]["compute"], rows[w]["loss"], color=col, lw=1, label=f"D={w}")
+    ax.plot(fit["c"], fit["L_min"], color="r", lw=2, alpha=0.5, label="Pareto frontier")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("compute 6 p t (FLOPs)")
+    ax.set_ylabel("test loss (constant rate)")
+    ax.legend(fontsize=7)
+    p = frontier["params"]
+    bx.scatter(fit["p_opt"], fit["c"], s=6, color="b", label="frontier points")
+    bx.plot(
+        p, fit["kappa"] * p ** (1 + fit["gamma"]), color="r", label=f"gamma = {fit['gamma']:.3f}"
+    )
+    bx.set_xscale("log")
+    bx.set_yscale("log")
+    bx.set_xlabel("parameters p")
+    bx.set_ylabel("compute-optimal c*")
+    bx.set_title("c* = kappa p^(1+gamma), smallest/largest size dropped", fontsize=8)
+    bx.legend(fontsize=7)
     fig.tight_layout()
     return fig
 
