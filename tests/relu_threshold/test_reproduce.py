@@ -10,9 +10,11 @@ def test_cells_cover_sizes_and_controls():
     cells = rt.cells(config)
     assert {c["n"] for c in cells if c["init"] == "small"} == set(config.ns)
     assert {c["n"] for c in cells if c["init"] == "lazy"} == {256}
-    assert {c["n"] for c in cells if c["init"] == "tiny"} == {256, 512}
-    assert {c["n"] for c in cells if c["init"] == "stepsize"} == {256}
-    assert config.lr * config.steps >= config.stepsize_time  # the step check spans the escape
+    assert {c["n"] for c in cells if c["init"] == "tiny"} == {256}
+    # the step-size cell is in the smoke and paper scales; the default's budget left it out
+    paper = rt.SCALES["paper"]
+    assert {c["n"] for c in rt.cells(paper) if c["init"] == "stepsize"} == {256}
+    assert {c["n"] for c in rt.cells(rt.SCALES["smoke"]) if c["init"] == "stepsize"} == {256}
 
 
 def test_escape_time_counts_only_a_departure_after_sitting_at_ols():
