@@ -9,8 +9,9 @@ our own:
    digit order;
 2. puzzles (:func:`make_puzzles`): blank a random set of cells, keeping ``givens`` digits, and
    classify: ``"singles"`` when naked and hidden singles solve it (unique by construction),
-   ``"hard"`` when it has exactly one solution (checked by counting to 2) but singles do not
-   solve it. Rejected draws are redrawn.
+   ``"hard"`` when it has exactly one solution (checked by counting to 2) and the solver's
+   search needs at least ``min_guesses`` guesses (1: singles do not solve it). Rejected draws
+   are redrawn.
 3. :func:`augment`: the validity-preserving symmetries of Sudoku (digit relabelling, rows
    within a band, bands, columns within a stack, stacks, transposition), used on training
    batches.

@@ -6,14 +6,19 @@ record under ``runs/mdm_order/<scale>/cells/``):
 
 1. data from our generator: ``n_train`` puzzles solved by singles (the paper trains on puzzles a
    solver finishes without backtracking), a held-out test set of ``n_test`` such puzzles, and
-   ``n_hard`` unique puzzles that singles do not solve (the "hard" split, Table 5);
+   ``n_hard`` unique puzzles whose solver search needs at least ``min_guesses`` guesses (the
+   "hard" split, Table 5), each with its difficulty (``search_effort``);
 2. the model: at ``smoke`` the analytic model (uniform over each cell's legal digits), no
    training; otherwise :class:`~icml25.mdm_order.model.SudokuMDM` trained with the MDM loss;
 3. accuracy (every cell right) of ``vanilla``, ``top_prob``, ``top_margin`` with ``steps``
-   reverse steps on both splits, and against the number of steps;
-4. claim (e): teacher-forced decoding with the planner's order (the chosen cells filled with
+   reverse steps: on the test split deterministic (claims a-c; the official Gumbel noise
+   beside), on the hard split with the official code's Gumbel noise ``gumbel`` (claim d) and
+   deterministic beside, and the analytic model on the same hard puzzles;
+4. check (e): teacher-forced decoding with the planner's order (the chosen cells filled with
    the answer) and the model's cross-entropy on each cell at the step it is chosen: the mean
-   over the cells random order picks against the mean over those top_margin picks.
+   over the cells random order picks against the mean over those top_margin picks;
+5. claim (f): the loss per cell on random-order masks and on the solver's next cells at each
+   masking ratio of ``ratios`` (:func:`~icml25.mdm_order.subproblems.order_losses`).
 """
 
 from __future__ import annotations

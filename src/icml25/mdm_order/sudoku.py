@@ -15,7 +15,10 @@ digit ``d`` is still possible there; a cell is *fixed* when one bit is left.
 - :func:`count_solutions`: exact solver, a depth-first search over a stack of batched states
   (propagate, drop dead states, branch on the cell with fewest candidates), counting up to
   ``limit`` solutions per puzzle;
-- :func:`singles_solvable`: the difficulty split (solved by the singles rules alone, or "hard").
+- :func:`singles_solvable`: the difficulty split (solved by the singles rules alone, or "hard");
+- :func:`search_effort`: difficulty as the solver's search (guesses to find the solution and
+  prove it unique); :func:`singles_rounds`: the solver's order (round at which each cell is
+  fixed).
 """
 
 from __future__ import annotations
