@@ -54,7 +54,9 @@ def test_against_the_stub_server_over_http(tmp_path):
     answers = iter(['{"movie_name": "Titanic"}', "", '"Titanic"'])
     with StubServer(lambda body: next(answers)) as server:
         client = LLMClient.from_endpoint(Endpoint(server.url, "stub-vlm"), cache_dir=tmp_path)
-        got = ask_titles(client, frames=frames(9, 3))
+        # three different frames: identical requests may be answered from the response cache
+        distinct = [np.full((8, 8, 3), v, dtype=np.uint8) for v in (9, 10, 11)]
+        got = ask_titles(client, frames=distinct)
     assert sorted(got) == sorted([("Titanic", True), ("", False), ("Titanic", False)])
     body = server.requests[0]
     assert body["model"] == "stub-vlm" and body["temperature"] == 0.0
