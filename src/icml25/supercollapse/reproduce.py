@@ -92,8 +92,8 @@ SCALES = {
         eval_size=512,
     ),
     "default": Config(),
-    # intermediate scale (about 18 min of cell time on one thread): the default plus width 32
-    # in the collapse, horizons t*(32) = 5,562 and 11,300 steps (broken)
+    # intermediate scale (about 11 min of cell time on one thread): the default plus width 32
+    # in the collapse, horizons t*(32) = 5,553 and 11,288 steps (broken)
     "paper": Config(widths=(12, 16, 20, 24, 32)),
 }
 
