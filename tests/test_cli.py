@@ -143,6 +143,13 @@ def test_a_failed_cell_exits_1_and_claims_are_incomplete(tmp_path, monkeypatch, 
     assert "incomplete" in out and "RuntimeError: no memory left" in out
 
 
+def test_a_model_named_only_in_the_environment_leaves_offline_papers_alone(runs, monkeypatch):
+    monkeypatch.setenv("ICML25_LLM_MODEL", "some-model")
+    argv = ["run", SLUG, "--scale", "smoke", "--jobs", "1", "--out", str(runs)]
+    assert main(argv) == 0  # not "none of the papers uses a language model"
+    assert main([*argv, "--llm-model", "some-model"]) == 2  # asked for on the command line
+
+
 def test_strict_exits_1_when_a_claim_is_not_reproduced(runs, monkeypatch):
     import dataclasses
 

@@ -98,7 +98,7 @@ def test_a_timeout_is_retried_then_reported():
 
 
 @pytest.mark.parametrize(
-    "body", ["{not json", '{"choices": []}', '{"choices": [{"message": {"content": null}}]}']
+    "body", ["{not json", '{"choices": []}', '{"choices": [{"message": {"content": 3}}]}']
 )
 def test_malformed_answers_raise_a_response_error(body):
     with StubServer(lambda b: StubResponse(body=body)) as server:
@@ -122,6 +122,13 @@ def test_the_cache_answers_a_rerun_without_the_server(tmp_path):
     assert usage["cost_usd"] == pytest.approx((2 * 2 * 1.0 + 2 * 3 * 2.0) / 1e6)
 
 
+def test_a_reply_without_text_is_empty_with_its_finish_reason():
+    body = '{"choices": [{"message": {"content": null}, "finish_reason": "length"}]}'
+    with StubServer(lambda b: StubResponse(body=body)) as server:
+        reply = client_of(server).chat(HELLO)
+    assert (reply.text, reply.finish_reason) == ("", "length")
+
+
 def test_a_corrupt_cache_entry_is_asked_again(tmp_path):
     with StubServer(lambda body: "fresh") as server:
         client_of(server, tmp_path).chat(HELLO)
@@ -140,11 +147,13 @@ def test_a_different_model_or_server_is_not_served_from_the_cache(tmp_path):
 
 
 def test_the_key_never_reaches_usage_cache_errors_or_reprs(tmp_path):
-    with StubServer(lambda body: StubResponse(status=401, body='{"error": "no"}')) as server:
+    leaky = '{"error": "Incorrect API key provided: sk-test-****6789"}'  # as OpenAI answers
+    with StubServer(lambda body: StubResponse(status=401, body=leaky)) as server:
         client = client_of(server, tmp_path)
         with pytest.raises(LLMError) as err:
             client.chat(HELLO)
     assert KEY not in str(err.value) and "OPENAI_API_KEY" in str(err.value)
+    assert "6789" not in str(err.value)  # no part of the key the server quoted
     with StubServer(lambda body: "fine") as server:
         client = client_of(server, tmp_path)
         client.chat(HELLO)
@@ -221,6 +230,8 @@ def test_endpoint_from_env_needs_a_model_to_turn_a_model_on():
     [
         (dict(base_url="localhost:8000", model="m"), "base_url"),
         (dict(base_url="http://user:pw@host/v1", model="m"), "credentials"),
+        (dict(base_url="http://host/v1?api-key=secret", model="m"), "query"),
+        (dict(base_url="http://host/v1#frag", model="m"), "fragment"),
         (dict(base_url="http://h/v1", model=""), "model"),
         (dict(base_url="http://h/v1", model="m", price_in_per_mtok=-1), "price_in"),
     ],

@@ -98,9 +98,10 @@ class Endpoint:
                 f"base_url ({ENV_BASE_URL} or --llm-base-url) must be an http(s) URL such as "
                 f"http://localhost:8000/v1, got {url!r}"
             )
-        if "@" in url.split("//", 1)[1].split("/", 1)[0]:
+        if "@" in url.split("//", 1)[1].split("/", 1)[0] or "?" in url or "#" in url:
             raise LLMConfigError(
-                f"base_url must not carry credentials: put the key in {ENV_API_KEY}"
+                f"base_url must not carry credentials, a query or a fragment (it is written "
+                f"into summaries): put the key in {ENV_API_KEY}"
             )
         object.__setattr__(self, "base_url", url.rstrip("/"))
         if not isinstance(self.model, str) or not self.model.strip():
@@ -207,12 +208,14 @@ class HTTPBackend:
             raise _Retryable(
                 f"HTTP {response.status_code}", _retry_after(response.headers.get("retry-after"))
             )
-        if response.status_code >= 400:
-            hint = (
-                f" (is {ENV_API_KEY} set and valid?)" if response.status_code in (401, 403) else ""
-            )
+        if response.status_code in (401, 403):  # the body may quote part of the key
             raise LLMError(
-                f"{self.identity} answered HTTP {response.status_code}{hint}: {response.text[:200]}"
+                f"{self.identity} answered HTTP {response.status_code}: is {ENV_API_KEY} set "
+                "and valid?"
+            )
+        if response.status_code >= 400:
+            raise LLMError(
+                f"{self.identity} answered HTTP {response.status_code}: {response.text[:200]}"
             )
         try:
             return response.json()
@@ -510,6 +513,8 @@ def _parse(raw: Any, model: str, label: str, latency: float, identity: str) -> R
     try:
         choice = raw["choices"][0]
         text = choice["message"]["content"]
+        if text is None:  # a reply cut off while reasoning, or a tool call: no text
+            text = ""
         if not isinstance(text, str):
             raise TypeError("content is not a string")
         usage = raw.get("usage") or {}

@@ -329,6 +329,9 @@ def run(
         if card.status != catalog.IMPLEMENTED:
             raise InputError(f"paper {slug!r} has no reproduction yet (status: {card.status})")
     endpoint = _endpoint(llm_base_url, llm_model, llm_price)
+    named_here = any(x is not None for x in (llm_model, llm_base_url, llm_price))
+    if endpoint is not None and not named_here and not _any_uses_llm(slugs, scale):
+        endpoint = None  # a model named only in the environment: offline papers run offline
     committed = _committed(slugs, scale, seed) if compare else {}
     terminal = sys.stdout.isatty() and not as_json
 
@@ -384,6 +387,13 @@ def _endpoint(base_url: str | None, model: str | None, price) -> Endpoint | None
             raise InputError("--llm-price needs a model: name one with --llm-model")
         endpoint = replace(endpoint, price_in_per_mtok=price[0], price_out_per_mtok=price[1])
     return endpoint
+
+
+def _any_uses_llm(slugs, scale: str) -> bool:
+    from icml25.lab import runner
+    from icml25.lab.reproduction import load
+
+    return any(runner.uses_llm(load(slug).config(scale)) for slug in slugs)
 
 
 def _committed(slugs, scale: str, seed: int) -> dict[str, dict]:
