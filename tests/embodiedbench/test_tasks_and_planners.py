@@ -122,3 +122,12 @@ def test_catalogue_objects_named_by_complex_instructions_are_in_the_room(tasks):
         named = [k.name for k in ob.CATALOGUE if k.name in t.instruction]
         room_names = {ob.CATALOGUE[i].name for i in t.room.objects}
         assert set(named) <= room_names
+
+
+def test_the_explanation_experiment_runs_on_a_few_tasks():
+    from icml25.embodiedbench.explain import explain
+    from icml25.embodiedbench.reproduce import SCALES
+
+    rows = explain(SCALES["smoke"], settings=((20, 3), (20, 0)))
+    assert [(r["max_steps"], r["scan_turns"]) for r in rows] == [(20, 3), (20, 0)]
+    assert rows[1]["long_horizon"] == 0.0  # never turning, it never sees a target behind it

@@ -60,7 +60,7 @@ def test_vlm_planner_follows_a_scripted_model_and_counts_malformed_answers(tmp_p
     with StubServer(respond) as server:
         client = LLMClient.from_endpoint(Endpoint(server.url, "stub-vlm"), cache_dir=None)
         # the malformed first answer costs one random action; choose a seed whose random
-        # action is a turn, so the scripted path (given for the start heading) stays right
+        # action is a tilt, so the scripted path (given for the start pose) stays right
         seed = next(s for s in range(100) if np.random.default_rng(s).integers(8) in (6, 7))
         planner = VLMPlanner(client, np.random.default_rng(seed))  # its random action: a tilt
         env = NavigationEnv()

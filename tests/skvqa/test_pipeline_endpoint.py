@@ -76,7 +76,7 @@ def test_the_model_path_runs_end_to_end_through_the_runner(tmp_path, monkeypatch
     m = summary["measurements"]
     assert summary["complete"]
     assert m["model_generated"] == 8 and m["model_unusable_replies"] == 0  # 2 photos x 4 pairs
-    assert m["model_kept"] == 1  # the same question from both photos: one kept
+    assert m["model_kept"] == 2  # one per photo: a question about another image is not a repeat
     # 2 generations + 6 document-only questions; repeats may be served by the response cache
     assert m["llm_calls"] == 8 == len(server.requests) + m["llm_cached_calls"]
     generation = [r for r in server.requests if isinstance(r["messages"][-1]["content"], list)]

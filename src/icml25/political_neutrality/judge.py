@@ -56,8 +56,8 @@ class ProxyJudge:
     label = "proxy judge (MiniLM + logistic regression, not an LLM)"
 
     def __init__(self, C: float = 10.0) -> None:
-        if not C > 0:
-            raise ValueError(f"C must be positive, got {C!r}")
+        if isinstance(C, bool) or not isinstance(C, int | float) or not C > 0:
+            raise ValueError(f"C must be a positive number, got {C!r}")
         self.C = C
 
     def fit(self, texts: Sequence[str], labels: Sequence[str]) -> ProxyJudge:

@@ -242,6 +242,8 @@ class LabelledReply:
     text: str
     label: str  # one of JUDGE_LABELS
     split: str  # "train" or "test"
+    frame: int  # which frame of its label and half it fills (0-3): replies of one frame are
+    # alike, so uncertainty is estimated by resampling frames, not replies
 
 
 def labelled_replies(topics_per_half: int = len(TOPICS_TRAIN)) -> list[LabelledReply]:
@@ -263,11 +265,11 @@ def labelled_replies(topics_per_half: int = len(TOPICS_TRAIN)) -> list[LabelledR
         ("test", FRAMES_TEST, TOPICS_TEST[:topics_per_half]),
     ):
         for label in JUDGE_LABELS:
-            for frame in frames[label]:
+            for k, frame in enumerate(frames[label]):
                 for t in topics:
                     text = frame.format(
                         subject=t.subject, pro=t.pro, con=t.con, fact=t.fact, side=t.side
                     )
                     text = text[0].upper() + text[1:]
-                    out[split, text] = LabelledReply(text, label, split)
+                    out[split, text] = LabelledReply(text, label, split, k)
     return list(out.values())

@@ -75,7 +75,8 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         judge = ProxyJudge(config.C).fit([r.text for r in train], [r.label for r in train])
         truth = np.array([JUDGE_LABELS.index(r.label) for r in test])
         guess = np.array([JUDGE_LABELS.index(x) for x in judge.predict([r.text for r in test])])
-        return {"truth": truth, "guess": guess, "n_train": len(train)}
+        frame = np.array([JUDGE_LABELS.index(r.label) * 4 + r.frame for r in test])
+        return {"truth": truth, "guess": guess, "frame": frame, "n_train": len(train)}
     prompts = _model_prompts(config)
     client = LLMClient.from_endpoint(config.llm)
     answers = ask(client, prompts)
@@ -109,12 +110,8 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         JUDGE_LABELS, f1_score(truth, guess, labels=labels, average=None), strict=True
     ):
         m[f"proxy_f1_{k}"] = float(f1)
-    rng = np.random.default_rng(0)
-    draws = rng.integers(len(truth), size=(config.bootstrap, len(truth)))
-    boot = [f1_score(truth[d], guess[d], labels=labels, average="macro") for d in draws]
-    m["proxy_macro_f1_ci_low"], m["proxy_macro_f1_ci_high"] = (
-        float(x) for x in np.quantile(boot, [0.025, 0.975])
-    )
+    low, high = _frame_bootstrap(truth, guess, out["proxy"]["frame"], config.bootstrap)
+    m["proxy_macro_f1_ci_low"], m["proxy_macro_f1_ci_high"] = low, high
     m["n_train_replies"], m["n_test_replies"] = float(out["proxy"]["n_train"]), float(len(truth))
     m["technique_coverage"] = float(out["coverage"]["covered"].mean())
     figures["proxy_confusion"] = _confusion_figure(confusion_matrix(truth, guess, labels=labels))
@@ -142,6 +139,25 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         if total["cost_usd"] is not None:
             m["llm_cost_usd"] = float(total["cost_usd"])
     return Summary(m, figures, captions)
+
+
+def _frame_bootstrap(
+    truth: np.ndarray, guess: np.ndarray, frame: np.ndarray, draws: int
+) -> tuple[float, float]:
+    """95% interval of the macro-F1 when whole frames are resampled, with replacement, within
+    each category: replies filling one frame are alike and right or wrong together, so the
+    frames, not the replies, are the independent units (a fixed seed)."""
+    rng = np.random.default_rng(0)
+    labels = np.arange(len(JUDGE_LABELS))
+    by_label = [np.unique(frame[truth == k]) for k in labels]  # the frames of each category
+    members = {f: np.nonzero(frame == f)[0] for f in np.unique(frame)}
+    scores = []
+    for _ in range(draws):
+        chosen = [rng.choice(fs, size=len(fs)) for fs in by_label]
+        rows = np.concatenate([members[f] for fs in chosen for f in fs])
+        scores.append(f1_score(truth[rows], guess[rows], labels=labels, average="macro"))
+    low, high = np.quantile(scores, [0.025, 0.975])
+    return float(low), float(high)
 
 
 def _confusion_figure(matrix: np.ndarray) -> Figure:

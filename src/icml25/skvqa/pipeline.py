@@ -83,7 +83,8 @@ class Filtered:
 
 def apply_filters(items: Sequence[Item], client: LLMClient | None = None) -> Filtered:
     """The pairs that pass all three filters, in order; with ``client`` the needs-the-image
-    filter asks the model (document only), else it uses the offline proxy."""
+    filter asks the model (document only), else it uses the offline proxy. Duplicates are
+    looked for among the questions about the same image (``Item.image``)."""
     items = list(items)
     with_answer = [it for it in items if answer_in_context(it.answer, it.context)]
     if client is None:
@@ -97,11 +98,17 @@ def apply_filters(items: Sequence[Item], client: LLMClient | None = None) -> Fil
         )
         need = [not f for f in free]
     needing = [it for it, n in zip(with_answer, need, strict=True) if n]
-    if len(needing) > 1:
-        groups = duplicate_groups([it.question for it in needing])
-        kept = [it for i, it in enumerate(needing) if groups[i] == i]
-    else:
-        kept = needing
+    # a question repeated about another image is another item: duplicates are per image
+    by_image: dict[str, list[int]] = {}
+    for i, it in enumerate(needing):
+        by_image.setdefault(it.image, []).append(i)
+    keep = set()
+    for members in by_image.values():
+        groups = (
+            duplicate_groups([needing[i].question for i in members]) if len(members) > 1 else [0]
+        )
+        keep.update(members[k] for k, g in enumerate(groups) if g == k)
+    kept = [it for i, it in enumerate(needing) if i in keep]
     removed = {
         "answer": len(items) - len(with_answer),
         "image": len(with_answer) - len(needing),

@@ -12,7 +12,7 @@ its subject, repeated question), so the synthetic run exercises every filter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -147,8 +147,9 @@ def generate(
                 answer = "unrecorded"
             elif defect == "no_image_needed":
                 question = f"What is the {attribute} of {name}?"
-            elif items:
-                question = items[rng.integers(len(items))].question
+            elif items:  # the same item again: same image, document, question and answer
+                items.append(replace(items[rng.integers(len(items))], defect=defect))
+                continue
             else:
                 defect = ""
         items.append(Item(f"a photo of the {name}, a {kind}", context, question, answer, defect))
