@@ -9,16 +9,19 @@ import pytest
 
 from icml25.collabllm import (
     VAGUE,
+    BasePolicy,
     Conversation,
     LLMPolicy,
     LLMUser,
     Task,
     asked_slot,
+    evaluate,
     mentioned_option,
+    multiturn_aware_reward,
     step,
 )
 from icml25.common.llm import Endpoint, LLMClient
-from icml25.common.openai_stub import StubServer
+from icml25.common.openai_stub import StubResponse, StubServer
 from icml25.lab import runner
 
 TASK = Task(1, ("pear", "fig", "banana", "kiwi"), (1, 1, 0), (False, True, True))
@@ -55,6 +58,12 @@ def test_reproduction_runs_end_to_end_against_the_stub(tmp_path, monkeypatch):
     assert 0.0 < m["llm_llm_policy_success"] < 1.0
     # the tabular MR policy also talks to the language-model user simulator
     assert "llm_multiturn_policy_success" in m
+    assert m["llm_llm_policy_model_errors"] == m["llm_multiturn_policy_model_errors"] == 0
+    # MR built with the language-model user: the stub user states every wish when asked, so the
+    # sampled MR ranks the candidates like the exact MR with the programmatic user (9 states:
+    # one per family and ambiguous level)
+    assert m["llm_reward_states"] == 9 and m["llm_reward_model_errors"] == 0
+    assert m["llm_reward_best_is_relevant_question_llm"] > 0
     users = [r for r in requests if r["messages"][0]["content"].startswith("You play a person")]
     assistants = [r for r in requests if r["messages"][0]["role"] == "system"]
     assert users and assistants
@@ -98,3 +107,76 @@ def test_malformed_model_output_is_a_question_not_a_crash(bad):
     policy = LLMPolicy(LLMClient.scripted(lambda m, p: bad))
     action, _, _ = policy.act(Conversation.open(TASK), np.random.default_rng(0))
     assert action == VAGUE
+
+
+def _user_replies_by_seed(body: dict) -> str:
+    """A sampling stub user: an even seed tells the wishes, an odd one gives nothing away."""
+    prompt = body["messages"][0]["content"]
+    wishes = re.search(r"Your exact wishes: (.*)", prompt).group(1)
+    return json.dumps({"response": wishes if body["seed"] % 2 == 0 else "no idea, you choose"})
+
+
+def test_mr_with_the_llm_user_samples_distinct_continuations(tmp_path):
+    conv = Conversation.open(TASK)  # the key (slot 0) is unstated
+    with StubServer(_user_replies_by_seed) as server:
+        endpoint = Endpoint(server.url, "stub")
+        client = LLMClient.from_endpoint(endpoint, cache_dir=tmp_path)
+        user = LLMUser(client, temperature=1.0)
+        value = multiturn_aware_reward(
+            conv, 0, BasePolicy(), user, num_samples=3, rng=np.random.default_rng(0)
+        )
+        requests = list(server.requests)
+        again = multiturn_aware_reward(
+            conv, 0, BasePolicy(), user, num_samples=3, rng=np.random.default_rng(0)
+        )
+        assert len(server.requests) == len(requests)  # the rerun is served from the cache
+    # the user's reply to the candidate question opens each of the 3 continuations: three
+    # requests with the same prompt and three different seeds, none collapsed into one reply
+    history = conv.messages[0]["content"]
+    firsts = [r for r in requests if r["messages"][0]["content"].count("ASSISTANT:") == 1]
+    assert len(firsts) == 3 and history in firsts[0]["messages"][0]["content"]
+    assert len({r["messages"][0]["content"] for r in firsts}) == 1
+    assert len({r["seed"] for r in firsts}) == 3
+    assert all(r["temperature"] == 1.0 for r in requests)
+    assert value == again
+    assert client.usage()["cached_calls"] == len(requests)
+
+
+def test_a_model_error_loses_one_chat_not_the_evaluation():
+    def refuse_the_code_family(body: dict):
+        if "Python function" in body["messages"][0]["content"]:
+            return StubResponse(status=400, body='{"error": "context length exceeded"}')
+        return json.dumps({"response": "by length"})
+
+    tasks = [TASK, Task(2, (3, -1, 3, 5), (0, 1, 2), (False, True, True))]
+    with StubServer(refuse_the_code_family) as server:
+        client = LLMClient.from_endpoint(Endpoint(server.url, "stub"), cache_dir=None)
+        asker = LLMPolicy(LLMClient.scripted(lambda m, p: "Which one would you like?"))
+        out = evaluate(asker, tasks, LLMUser(client), max_turns=2, rng=np.random.default_rng(0))
+    assert out["model_error"].tolist() == [0.0, 1.0]
+    assert len(out["errors"]) == 1 and "400" in out["errors"][0]
+    assert out["turns"].tolist() == [2.0, 1.0]  # the failed chat stops at the failed request
+
+
+def test_reproduction_keeps_its_cells_when_the_model_fails(tmp_path, monkeypatch):
+    """The user simulator answers HTTP 400 on every code-family request (as a server does for a
+    prompt over its context length): those chats and MR candidates are counted, not fatal."""
+
+    def refuse_the_code_family(body: dict):
+        first = body["messages"][0]["content"]
+        if first.startswith("You play a person") and "Python function" in first:
+            return StubResponse(status=400, body='{"error": "context length exceeded"}')
+        return stub_model(body)
+
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    with StubServer(refuse_the_code_family) as server:
+        summary = runner.run(
+            ["collabllm"], scale="smoke", out=tmp_path, jobs=1, llm=Endpoint(server.url, "stub")
+        )["collabllm"]
+    assert summary["cells"]["failed"] == 0, summary["failures"]
+    m = summary["measurements"]
+    # the stub assistant asks first on each of the 2 x 4 code requests: every one fails
+    assert m["llm_llm_policy_model_errors"] == 8 and m["llm_llm_policy_chats"] == 16
+    assert m["llm_llm_policy_turns"] == 2.0  # the other chats are measured as before
+    assert m["llm_multiturn_policy_model_errors"] > 0
+    assert m["llm_reward_model_errors"] > 0 and m["llm_reward_states"] == 6

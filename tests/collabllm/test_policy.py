@@ -68,9 +68,11 @@ def _empty():
 def test_evaluation_is_seeded_and_shaped():
     a = evaluate(BasePolicy(), TASKS, ProgrammaticUser(), rng=np.random.default_rng(3))
     b = evaluate(BasePolicy(), TASKS, ProgrammaticUser(), rng=np.random.default_rng(3))
+    assert a.pop("errors") == b.pop("errors") == []
     for key in a:
         assert a[key].shape == (len(TASKS),)
         np.testing.assert_array_equal(a[key], b[key])
+    assert not a["model_error"].any()
 
 
 def test_bad_arguments_raise_value_errors_naming_them():

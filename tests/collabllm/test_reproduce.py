@@ -29,6 +29,10 @@ def test_smoke_claims_hold(tmp_path):
     # the baseline is passive where no term of its reward credits a question
     assert m["single_turn_clarify_ambiguous_ranking"] < 0.2
     assert not any(k.startswith("llm_") for k in m)
+    # (a) is pooled; the summary also says in how many families the gap alone reaches 0.15
+    gaps = [m[f"a_success_gap_{f}"] for f in ("number", "ranking", "code")]
+    assert m["a_families_at_threshold"] == sum(g >= 0.15 for g in gaps)
+    assert m["c_min_turns_ratio"] <= m["c_max_turns_ratio"]
 
 
 def test_which_declarations_are_checks():

@@ -87,7 +87,12 @@ def asked_slot(conv: Conversation, text: str) -> int:
 
 class LLMUser:
     """The user simulator as a language model: it knows the intent, answers a clarifying question
-    with minimal effort, and the chat ends after an answer (as with the programmatic user)."""
+    with minimal effort, and the chat ends after an answer (as with the programmatic user).
+
+    Each request carries a seed drawn from the ``rng`` given to ``reply`` (``step`` passes the
+    chat's generator), so the continuations that the multiturn-aware reward samples are distinct
+    requests: without it, identical prompts share one cache entry and, at ``temperature > 0``,
+    the ``num_samples`` continuations would collapse into one cached reply."""
 
     def __init__(self, client, *, temperature: float = 0.0, max_tokens: int = 200):
         self.client, self.temperature, self.max_tokens = client, temperature, max_tokens
@@ -102,13 +107,14 @@ class LLMUser:
             task=request, intent=intent, stop=TERMINATE, history=_history(conv)
         )
 
-    def reply(self, conv: Conversation, action: int) -> tuple[str, int | None]:
+    def reply(self, conv: Conversation, action: int, rng=None) -> tuple[str, int | None]:
         if action == ANSWER:
             return TERMINATE, None
         reply = self.client.chat(
             [{"role": "user", "content": self.prompt(conv)}],
             temperature=self.temperature,
             max_tokens=self.max_tokens,
+            seed=None if rng is None else int(rng.integers(2**31)),
         )
         parsed = _json_object(reply.text)
         text = str(parsed.get("response", "")) if parsed else reply.text.strip()

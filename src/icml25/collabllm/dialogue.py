@@ -104,9 +104,9 @@ class ProgrammaticUser:
     def __init__(self, informative: bool = True):
         self.informative = informative
 
-    def reply(self, conv: Conversation, action: int) -> tuple[str, int | None]:
+    def reply(self, conv: Conversation, action: int, rng=None) -> tuple[str, int | None]:
         """The user's message after the assistant's ``action``, and the option it reveals for the
-        asked slot (``None`` if none)."""
+        asked slot (``None`` if none). Deterministic: ``rng`` is not used."""
         if action == ANSWER:
             return TERMINATE, None
         if action == VAGUE:
@@ -126,11 +126,13 @@ def step(
     *,
     text: str | None = None,
     choice: tuple | None = None,
+    rng=None,
 ) -> Conversation:
     """Apply the assistant's ``action`` and the user's reply to ``conv`` (in place). A language
     model assistant passes its own ``text`` and, for an answer, its ``choice`` of options
-    (``None`` entries: settled as ``Conversation.guess`` does). ``user.reply(conv, action)``
-    returns the user's message and the option it reveals for the asked slot (or ``None``)."""
+    (``None`` entries: settled as ``Conversation.guess`` does). ``user.reply(conv, action, rng)``
+    returns the user's message and the option it reveals for the asked slot (or ``None``); a
+    sampling user (``LLMUser``) draws its request's seed from ``rng``."""
     if text is None or action == ANSWER:
         text = assistant_text(conv, action, choice)
     conv.messages.append({"role": "assistant", "content": text})
@@ -142,7 +144,7 @@ def step(
         conv.irrelevant += 1
     else:
         conv.relevant += 1
-    reply, revealed = user.reply(conv, action)
+    reply, revealed = user.reply(conv, action, rng)
     conv.messages.append({"role": "user", "content": reply})
     if revealed is not None and action < N_SLOTS:
         conv.known[action] = revealed

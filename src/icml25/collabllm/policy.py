@@ -21,6 +21,7 @@ import torch
 from icml25.collabllm.dialogue import ANSWER, N_ACTIONS, Conversation, decide, step
 from icml25.collabllm.reward import PreferencePairs, conversation_metrics
 from icml25.collabllm.tasks import FAMILIES, N_SLOTS, Task, is_success
+from icml25.common.llm import LLMError
 from icml25.common.validate import check_int, check_real
 
 N_MASKS = 1 << N_SLOTS
@@ -128,16 +129,22 @@ def evaluate(
     """Run ``policy`` (see ``dialogue.decide``) against ``user`` on every task, at most
     ``max_turns`` assistant turns each. Per task (T,): ``success`` (exact artefact), ``score``
     (task metric), ``asked_first`` (first reply is a question), ``questions``, ``turns``,
-    ``tokens``, ``interactivity``, ``family``, ``ambiguity``."""
+    ``tokens``, ``interactivity``, ``family``, ``ambiguity``, ``model_error`` (1: a language
+    model's request failed with ``LLMError`` and the chat stopped there; its other columns are
+    those of the chat so far); and ``errors``, the list of those failures as text."""
     max_turns = check_int("max_turns", max_turns, minimum=1)
-    rows = []
-    for task in tasks:
+    rows, errors = [], []
+    for i, task in enumerate(tasks):
         conv = Conversation.open(task)
-        first = None
-        while not conv.done and conv.turns < max_turns:
-            action, text, choice = decide(policy, conv, rng)
-            first = action if first is None else first
-            step(conv, action, user, text=text, choice=choice)
+        first, failed = None, False
+        try:
+            while not conv.done and conv.turns < max_turns:
+                action, text, choice = decide(policy, conv, rng)
+                first = action if first is None else first
+                step(conv, action, user, text=text, choice=choice, rng=rng)
+        except LLMError as err:  # one failed request loses this chat, never the others
+            failed = True
+            errors.append(f"task {i} (family {task.family}, level {task.ambiguity}): {err}")
         m = conversation_metrics(conv)
         rows.append(
             (
@@ -150,10 +157,12 @@ def evaluate(
                 m["interactivity"],
                 task.family,
                 task.ambiguity,
+                failed,
             )
         )
-    cols = np.array(rows, dtype=float).T
+    cols = np.array(rows, dtype=float).reshape(-1, 10).T
     names = (
-        "success score asked_first questions turns tokens interactivity family ambiguity".split()
-    )
-    return dict(zip(names, cols, strict=True))
+        "success score asked_first questions turns tokens interactivity family ambiguity "
+        "model_error"
+    ).split()
+    return {**dict(zip(names, cols, strict=True)), "errors": errors}

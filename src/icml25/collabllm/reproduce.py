@@ -12,7 +12,11 @@ Cells:
 - ``reference``: the base assistant and the oracle on the same requests, and the identity
   MR(window 0) = single-turn reward on the training states;
 - ``llm`` (only with an endpoint, ``config.llm``): a language-model assistant, and the MR-trained
-  tabular policy, in chats with the language-model user simulator.
+  tabular policy, in chats with the language-model user simulator; a chat whose request fails
+  (``LLMError``) is recorded and counted, and the rates are those of the other chats;
+- ``llm_reward`` (only with an endpoint): MR of every candidate action in a few ambiguous opening
+  states computed with the language-model user simulator (sampled, one seed per request) next
+  to the exact MR with the programmatic user: do both rank the candidates alike?
 
 The requests come from ``Config.data_seed`` (the same for every cell); the cell's seed draws
 the training requests' candidates, the simulated continuations and the test chats' actions.
@@ -26,15 +30,17 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from icml25.collabllm.agents import LLMPolicy, LLMUser
-from icml25.collabllm.dialogue import Conversation, ProgrammaticUser
+from icml25.collabllm.claims import CLAIMS
+from icml25.collabllm.dialogue import N_ACTIONS, Conversation, ProgrammaticUser
 from icml25.collabllm.policy import BasePolicy, OraclePolicy, dpo_train, evaluate
 from icml25.collabllm.reward import (
     build_preference_pairs,
+    exact_multiturn_aware_reward,
     multiturn_aware_reward,
     single_turn_reward,
 )
-from icml25.collabllm.tasks import FAMILY_NAMES, draw_tasks
-from icml25.common.llm import Endpoint, LLMClient, usage_total
+from icml25.collabllm.tasks import FAMILY_NAMES, N_SLOTS, draw_tasks
+from icml25.common.llm import Endpoint, LLMClient, LLMError, usage_total
 from icml25.lab.reproduction import Summary
 
 CELL_THREADS = 1
@@ -67,6 +73,8 @@ class Config:
     max_turns: int = 6  # assistant turns per test chat
     llm: Endpoint | None = None
     llm_tasks: int = 2  # test requests per (family, level) in the endpoint cells
+    llm_reward_tasks: int = 1  # opening states per (family, ambiguous level) for MR, LLM user
+    llm_user_temperature: float = 1.0  # the LLM user of those MR continuations samples
 
 
 SCALES = {
@@ -87,6 +95,7 @@ def cells(config: Config) -> list[dict]:
     out.append({"part": "reference"})
     if config.llm is not None:
         out += [{"part": "llm", "policy": p} for p in ("llm", "multiturn")]
+        out.append({"part": "llm_reward"})
     return out
 
 
@@ -136,6 +145,8 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         }
         out["identity_max_abs"] = _window0_identity(config, base, user, rng)
         return out
+    if cell["part"] == "llm_reward":
+        return _llm_reward_cell(config, rng)
     return _llm_cell(config, cell, test, rng)
 
 
@@ -163,6 +174,43 @@ def _llm_cell(config: Config, cell: dict, test, rng) -> dict:
         policy = _train(config, "multiturn", rng)[1].policy
     out = evaluate(policy, subset, LLMUser(client), max_turns=config.max_turns, rng=rng)
     out["llm_usage"] = client.usage()
+    client.close()
+    return out
+
+
+def _llm_reward_cell(config: Config, rng) -> dict:
+    """MR (``num_samples`` continuations of 4 messages, the base assistant as the rollout) of
+    every action in a few ambiguous opening states, with the language-model user simulator
+    (``mr_llm``, NaN where a request failed) and exactly with the programmatic user
+    (``mr_programmatic``), each (S, A)."""
+    client = LLMClient.from_endpoint(config.llm)
+    llm_user = LLMUser(client, temperature=config.llm_user_temperature)
+    base = BasePolicy(config.answer_prob, config.redundant)
+    levels = tuple(lv for lv in config.levels if lv > 0)
+    data_rng = np.random.default_rng([config.data_seed, 3])
+    states = [Conversation.open(t) for t in draw_tasks(config.llm_reward_tasks, levels, data_rng)]
+    mr_llm = np.full((len(states), N_ACTIONS), np.nan)  # (S, A)
+    mr_programmatic = np.zeros((len(states), N_ACTIONS))  # (S, A)
+    errors = []
+    for s, conv in enumerate(states):
+        for a in range(N_ACTIONS):
+            mr_programmatic[s, a] = exact_multiturn_aware_reward(
+                conv, a, base, ProgrammaticUser(), max_new_turns=4
+            )
+            try:
+                mr_llm[s, a] = multiturn_aware_reward(
+                    conv, a, base, llm_user, num_samples=config.num_samples, rng=rng
+                )
+            except LLMError as err:  # one failed request loses this candidate's MR only
+                errors.append(f"state {s}, action {a}: {err}")
+    unstated = np.array([[not st for st in c.task.stated] for c in states])  # (S, N_SLOTS)
+    out = {
+        "mr_llm": mr_llm,
+        "mr_programmatic": mr_programmatic,
+        "unstated": unstated,
+        "errors": errors,
+        "llm_usage": client.usage(),
+    }
     client.close()
     return out
 
@@ -220,6 +268,11 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     m["a_success_gap"] = mr["success"] - st["success"]
     for name in FAMILY_NAMES:
         m[f"a_success_gap_{name}"] = mr[f"success_{name}"] - st[f"success_{name}"]
+    # (a) is pooled: in how many families does the gap alone reach the threshold?
+    threshold = next(c.threshold for c in CLAIMS if c.id == "a")
+    m["a_families_at_threshold"] = float(
+        sum(m[f"a_success_gap_{name}"] >= threshold for name in FAMILY_NAMES)
+    )
     for level in config.levels:
         m[f"a_success_gap_L{level}"] = mr[f"success_L{level}"] - st[f"success_L{level}"]
     if "multiturn_uninformed_user" in means:
@@ -237,6 +290,7 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     for name, ratio in zip(FAMILY_NAMES, turn_ratios, strict=True):
         m[f"c_turns_ratio_{name}"] = ratio
     m["c_max_turns_ratio"] = float(max(turn_ratios))
+    m["c_min_turns_ratio"] = float(min(turn_ratios))  # below 1: fewer turns than needed
     m["c_pooled_turns_ratio"] = mr["turns"] / oracle["turns"]
     m["check_oracle_success"] = oracle["success"]
     m["check_window0_identity_max_abs"] = float(ref["identity_max_abs"])
@@ -263,20 +317,46 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
 def _summarize_llm(config, results, m) -> None:
     usages = []
     for cell, out in results:
+        if cell["part"] == "llm_reward":
+            usages.append(out["llm_usage"])
+            _summarize_llm_reward(out, m)
         if cell["part"] != "llm":
             continue
         usages.append(out["llm_usage"])
-        rates = _rates(out, config)
         tag = f"llm_{cell['policy']}_policy"
-        m[f"{tag}_success"] = rates["success"]
-        m[f"{tag}_turns"] = rates["turns"]
+        m[f"{tag}_model_errors"] = float(out["model_error"].sum())
+        m[f"{tag}_chats"] = float(len(out["model_error"]) - out["model_error"].sum())
+        ok = out["model_error"] == 0  # rates over the chats that ran to their end
         amb = out["ambiguity"] > 0
-        m[f"{tag}_clarify_ambiguous"] = float(out["asked_first"][amb].mean())
-        m[f"{tag}_clarify_unambiguous"] = float(out["asked_first"][~amb].mean())
+        m[f"{tag}_success"] = _mean(out["success"][ok])
+        m[f"{tag}_turns"] = _mean(out["turns"][ok])
+        m[f"{tag}_clarify_ambiguous"] = _mean(out["asked_first"][ok & amb])
+        m[f"{tag}_clarify_unambiguous"] = _mean(out["asked_first"][ok & ~amb])
     if usages:
         total = usage_total(usages)
         for key in ("calls", "cached_calls", "prompt_tokens", "completion_tokens"):
             m[f"llm_{key}"] = float(total[key])
+
+
+def _mean(x: np.ndarray) -> float:
+    """The mean, NaN for no values (every chat of the group failed)."""
+    return float(x.mean()) if x.size else float("nan")
+
+
+def _summarize_llm_reward(out: dict, m: dict) -> None:
+    """How MR with the language-model user compares with MR with the programmatic user: mean
+    |difference|, same best candidate, and how often a question about an unstated slot has the
+    highest MR (over the states whose every candidate was scored)."""
+    llm, prog, unstated = out["mr_llm"], out["mr_programmatic"], out["unstated"]
+    ok = ~np.isnan(llm).any(axis=1)  # (S,)
+    m["llm_reward_states"] = float(ok.sum())
+    m["llm_reward_model_errors"] = float(len(out["errors"]))
+    m["llm_reward_mean_abs_diff"] = _mean(np.abs(llm - prog)[ok])
+    m["llm_reward_same_best"] = _mean(llm[ok].argmax(1) == prog[ok].argmax(1))
+    for name, mr in (("llm", llm[ok]), ("programmatic", prog[ok])):
+        best = mr.argmax(1)  # (S,)
+        asks_unstated = (best < N_SLOTS) & unstated[ok][np.arange(len(best)), best % N_SLOTS]
+        m[f"llm_reward_best_is_relevant_question_{name}"] = _mean(asks_unstated)
 
 
 POLICY_STYLE = {

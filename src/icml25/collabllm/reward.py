@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml25.collabllm.dialogue import Conversation, ProgrammaticUser, decide, step
+from icml25.collabllm.dialogue import ANSWER, Conversation, ProgrammaticUser, decide, step
 from icml25.collabllm.tasks import Task, task_score
 from icml25.common.validate import check_int, check_real
 
@@ -67,7 +67,7 @@ def simulate(
         if conv.done:
             break
         action, text, choice = decide(policy, conv, rng)
-        step(conv, action, user, text=text, choice=choice)
+        step(conv, action, user, text=text, choice=choice, rng=rng)
     return conv
 
 
@@ -84,18 +84,22 @@ def multiturn_aware_reward(
 ) -> float:
     """MR of the candidate ``action`` after history ``conv`` (left unchanged): mean of R* over
     ``num_samples`` continuations of at most ``max_new_turns`` messages after the candidate (the
-    official defaults: 3 samples, 4 messages). ``max_new_turns = 0`` is the single-turn reward."""
+    official defaults: 3 samples, 4 messages). ``max_new_turns = 0`` is the single-turn reward.
+    The user's reply to the candidate opens each continuation, so a sampling user (``LLMUser``,
+    which draws a seed per request from ``rng``) is asked once per sample; the programmatic user
+    is deterministic and draws nothing."""
     num_samples = check_int("num_samples", num_samples, minimum=1)
     max_new_turns = check_int("max_new_turns", max_new_turns, minimum=0)
-    first = step(conv.copy(), action, user)
-    if max_new_turns == 0 or first.done:  # nothing left to simulate: every sample is the same
+    first = step(conv.copy(), action, user, rng=rng)
+    if max_new_turns == 0 or action == ANSWER:  # the chat ends at the candidate: one sample
         return conversation_reward(first, use_interactivity)
     turns = max_new_turns // 2  # user, assistant, user, assistant, ...: the assistant's turns
+    # the user's reply to the candidate is the first message of each continuation: a sampling
+    # user (a language model) is asked anew per sample, with its own seed
+    starts = [first, *(step(conv.copy(), action, user, rng=rng) for _ in range(num_samples - 1))]
     rewards = [
-        conversation_reward(
-            simulate(first.copy(), rollout_policy, user, turns, rng), use_interactivity
-        )
-        for _ in range(num_samples)
+        conversation_reward(simulate(c, rollout_policy, user, turns, rng), use_interactivity)
+        for c in starts
     ]
     return float(np.mean(rewards))
 
