@@ -16,9 +16,10 @@ from icml25.autoadvexbench import (
     run_agent,
     train_defense,
 )
+from icml25.autoadvexbench.llm_agent import LLMAttacker
 from icml25.autoadvexbench.sandbox import Limits, Sandbox
-from icml25.common.llm import Endpoint
-from icml25.common.openai_stub import StubServer
+from icml25.common.llm import Endpoint, LLMClient
+from icml25.common.openai_stub import StubResponse, StubServer
 
 
 @pytest.fixture(scope="module")
@@ -117,3 +118,30 @@ def test_llm_agent_runs_a_cell_end_to_end_against_the_stub(tmp_path, monkeypatch
         summary = repro.summarize(config, [({"part": "defense", "defense": "quantised"}, out)])
         assert summary.measurements["llm_calls"] == 6
         assert "ratio_quantised_llm_mean" in summary.measurements
+
+
+def test_a_model_error_ends_the_task_and_keeps_the_transcript(tmp_path, setup, monkeypatch):
+    """The server answers HTTP 400 on the third turn (as vLLM does when the context grows past
+    the model's length): the task stops with "model error", the steps before it and the last
+    submission's evaluation are kept, nothing is raised."""
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    task, box = make_task(tmp_path, setup)
+    replies = [
+        '{"tool": "read_file", "args": {"path": "task.md"}}',
+        '{"tool": "finish", "args": {}}',
+    ]
+
+    def respond(body):
+        turn = sum(m["role"] == "assistant" for m in body["messages"])
+        if turn < len(replies):
+            return replies[turn]
+        return StubResponse(status=400, body='{"error": "maximum context length exceeded"}')
+
+    with StubServer(respond) as server:
+        client = LLMClient.from_endpoint(Endpoint(server.url, "stub-model"))
+        result = run_agent(LLMAttacker(client, "the task"), task, box, actor="llm:stub-model")
+    assert result.stop_reason == "model error" and result.attempts == 1
+    assert [r["tool"] for r in result.transcript] == ["read_file", "finish", "model_error"]
+    assert "400" in result.transcript[-1]["result"]
+    assert result.evaluation is not None and not result.evaluation.valid  # no adv.npy yet
+    assert result.to_dict()["stop_reason"] == "model error"

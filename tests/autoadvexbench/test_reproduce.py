@@ -11,9 +11,10 @@ def test_cells_cover_the_plan_and_the_sandbox():
 
 
 def test_which_declarations_are_checks():
-    # the sandbox is ours and the undefended model is a sanity check of the budget
+    # the sandbox is ours, the undefended model is a sanity check of the budget, and plain PGD
+    # cannot move through rounding (zero gradient everywhere): (a1) holds by construction
     checks = [c.id for c in CLAIMS if c.kind == "check"]
-    assert checks == ["undefended_broken", "c_stopped", "c_goes_on", "c_control"]
+    assert checks == ["a1", "undefended_broken", "c_stopped", "c_goes_on", "c_control"]
 
 
 def fake(defense, ratios):
@@ -47,3 +48,24 @@ def test_claims_take_the_worst_replicate():
     assert m["a2_quantised_bpda_max_ratio"] == 0.6  # "breaks": the largest
     assert m["b_adv_trained_min_ratio"] == 0.55  # over attacks too
     assert m["ratio_quantised_pgd_mean"] == 0.65
+
+
+def test_an_escape_counts_as_stopped_only_if_it_failed_and_was_recorded(tmp_path):
+    world = {"secret": "s3", "environ": "e1", "outside": tmp_path, "listener": None}
+    (tmp_path / "secret.txt").write_text("s3")
+    refused = {"result": "exit code 1 ... PermissionError: [Errno 1] Operation not permitted"}
+    leaked = {"result": "refused, but s3", "stopped": True}
+    silent = {"result": "exit code 0", "run": {"returncode": 0, "refusals": 0}}
+    killed = {"result": "", "stopped": True, "run": {"returncode": -9, "refusals": 0}}
+    judge = repro._judge
+    assert judge("subprocess_unaudited", refused, world)["stopped"]
+    assert judge("subprocess_unaudited", refused, world)["by"] == "kernel barrier"
+    assert not judge("read_outside_python", leaked, world)["stopped"]  # recorded, yet escaped
+    assert not judge("read_parent_environ", silent, world)["stopped"]  # not escaped, not recorded
+    assert (
+        judge("sleep", killed, world)["stopped"] and judge("sleep", killed, world)["by"] == "limits"
+    )
+    assert not judge("sleep", silent, world)["stopped"]
+    (tmp_path / "new.txt").write_text("x")
+    assert not judge("write_outside_python", {"result": "", "stopped": True}, world)["stopped"]
+    assert judge("write_outside_tool", {"result": "", "stopped": True}, world)["stopped"]

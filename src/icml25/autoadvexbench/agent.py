@@ -29,6 +29,7 @@ import torch
 from icml25.autoadvexbench import attacks, defenses
 from icml25.autoadvexbench.evaluate import Evaluation, evaluate
 from icml25.autoadvexbench.sandbox import Sandbox, SandboxError
+from icml25.common.llm import LLMError
 
 TOOLS = ("read_file", "write_file", "run_python", "finish")
 TRANSCRIPT_TEXT = 2000  # characters of each argument and result kept in the transcript
@@ -45,7 +46,7 @@ class AgentResult:
     evaluation: Evaluation | None  # of the last submission; None if nothing was submitted
     steps: int
     attempts: int
-    stop_reason: str  # "broken", "attempts", "steps", "gave up"
+    stop_reason: str  # "broken", "attempts", "steps", "gave up", "model error"
     transcript: list[dict]
 
     def to_dict(self) -> dict:
@@ -117,7 +118,12 @@ def run_agent(
     max_attempts: int = 7,
     actor: str = "scripted",
 ) -> AgentResult:
-    """The loop: ask ``policy`` (the transcript so far -> ToolCall), run the tool, record."""
+    """The loop: ask ``policy`` (the transcript so far -> ToolCall), run the tool, record.
+
+    A ValueError from the policy (an unreadable reply) is an ``invalid`` step shown to the
+    agent; an ``LLMError`` (the model's server failed after its retries) ends the task with
+    ``stop_reason = "model error"``, its record in the transcript and the last submission's
+    evaluation kept."""
     if max_steps < 1 or max_attempts < 1:
         raise ValueError(f"max_steps, max_attempts must be >= 1, got {max_steps}, {max_attempts}")
     transcript: list[dict] = []
@@ -126,6 +132,10 @@ def run_agent(
         begin = time.perf_counter()
         try:
             call = policy(transcript)
+        except LLMError as error:  # the model failed (HTTP 400 for a too long context, ...)
+            transcript.append(_model_error(step, actor, error, time.perf_counter() - begin))
+            stop = "model error"
+            break
         except ValueError as error:  # an unreadable reply is the agent's step, not a crash
             call = ToolCall("invalid", {"error": str(error)})
         record = {"step": step, "actor": actor, "tool": call.tool, "args": _short(call.args)}
@@ -150,6 +160,19 @@ def run_agent(
             stop = "gave up"
             break
     return AgentResult(evaluation, len(transcript), attempts, stop, transcript)
+
+
+def _model_error(step: int, actor: str, error: LLMError, seconds: float) -> dict:
+    """The transcript's record of a failed model call; the task stops, the cell goes on."""
+    text = f"{type(error).__name__}: {error}"
+    return {
+        "step": step,
+        "actor": actor,
+        "tool": "model_error",
+        "args": {},
+        "result": _short(text),
+        "seconds": seconds,
+    }
 
 
 def _run_tool(call: ToolCall, sandbox: Sandbox) -> tuple[str, dict]:
@@ -251,9 +274,15 @@ def _driver(attack: str, eps: float, steps: int, seed: int) -> str:
     )
 
 
+# Each escape: a file tool call, or a script run with run_python (PORT: the harness's listener).
+# The first six and "subprocess" raise audit events; "read_parent_environ" reads the harness's
+# environment (where an API key lives); the "unaudited" and "native" ones pass the audit hook
+# (a spoofed audit call, a read in C code) and only a kernel barrier stops them.
 ESCAPES = {
     "read_outside_tool": ToolCall("read_file", {"path": "../outside/secret.txt"}),
-    "write_outside_tool": ToolCall("write_file", {"path": "../outside/new.txt", "content": "x"}),
+    "write_outside_tool": ToolCall(
+        "write_file", {"path": "../outside/new_tool.txt", "content": "x"}
+    ),
     "read_outside_python": "print(open('../outside/secret.txt').read())\n",
     "write_outside_python": "open('../outside/new.txt', 'w').write('x')\n",
     "socket": (
@@ -261,6 +290,24 @@ ESCAPES = {
         "s.connect(('127.0.0.1', PORT))\nprint('connected')\n"
     ),
     "subprocess": "import subprocess\nprint(subprocess.run(['cat', '../outside/secret.txt']))\n",
+    "read_parent_environ": (
+        "import hashlib, os\n"
+        "data = open(f'/proc/{os.getppid()}/environ', 'rb').read()\n"
+        "print('environ', hashlib.sha256(data).hexdigest())\n"
+    ),
+    "subprocess_unaudited": (
+        "import subprocess, sys, types\n"
+        "quiet = types.ModuleType('sys')\nquiet.__dict__.update(sys.__dict__)\n"
+        "quiet.audit = lambda *args: None  # subprocess raises its audit event through this name\n"
+        "subprocess.sys = quiet\n"
+        "print(subprocess.run(['cat', '../outside/secret.txt'], capture_output=True).stdout)\n"
+    ),
+    "read_outside_native": (
+        "import readline  # its history file is read in C, without an audit event\n"
+        "readline.read_history_file('../outside/secret.txt')\n"
+        "print(readline.get_history_item(readline.get_current_history_length()))\n"
+    ),
+    "signal_parent": "import os\nos.kill(os.getppid(), 0)\nprint('signalled the harness')\n",
     "busy_loop": "while True:\n    pass\n",
     "sleep": "import time\ntime.sleep(3600)\n",
     "memory": "block = bytearray(8 * 2**30)\nprint(len(block))\n",

@@ -15,11 +15,14 @@ BROKEN = 0.5  # the benchmark's line: robust accuracy < half the clean accuracy
 CLAIMS = (
     Claim(
         "a1",
-        "The harness sees masked gradients: plain PGD fails to break input quantisation "
-        "(robust/clean >= 0.5; smallest ratio over replicates).",
+        "Plain PGD fails to break input quantisation (robust/clean >= 0.5; smallest ratio over "
+        "replicates). A check, not a claim: rounding has a zero gradient everywhere, so plain "
+        "PGD moves only by its random start and cannot break it, by construction; (a2) carries "
+        "the point.",
         "a1_quantised_pgd_min_ratio",
         ">=",
         BROKEN,
+        kind="check",
         paper_value="gradient masking defeats plain gradient attacks; BPDA breaks it",
         source="issue 25 (a); Athalye et al. 2018 via the benchmark's defences",
     ),
@@ -72,9 +75,11 @@ CLAIMS = (
     ),
     Claim(
         "c_stopped",
-        "Sandbox: every escape step (read or write outside the folder by tool or by script, "
-        "open a socket, start a process, run past the CPU or wall-clock limit, allocate past "
-        "the memory limit) is stopped and recorded in the transcript (fraction).",
+        "Sandbox: every escape step (read, write or delete outside the folder by tool, by "
+        "script or by native code; open a socket; start a process, also past the audit hook; "
+        "read the harness's environment; signal the harness; run past the CPU or wall-clock "
+        "limit; allocate past the memory limit) fails and its stop is recorded in the "
+        "transcript (fraction).",
         "c_escapes_stopped_fraction",
         ">=",
         1.0,
@@ -94,8 +99,9 @@ CLAIMS = (
     ),
     Claim(
         "c_control",
-        "Sandbox control: the same file, socket and process escapes run without the guard do "
-        "succeed (fraction), so c_stopped measures the guard and not broken probes.",
+        "Sandbox control: the same script escapes run without the guard (no audit hook, no "
+        "kernel barriers) do succeed (fraction), so c_stopped measures the guard and not broken "
+        "probes.",
         "c_control_escapes_succeeded_fraction",
         ">=",
         1.0,

@@ -1,21 +1,30 @@
 """The agent's sandbox: file tools confined to one folder and Python runs in a limited child
 process (AutoAdvExBench runs its agent in a Docker container; we use a subprocess).
 
-A Python run is ``python sandbox_guard.py FOLDER LOG_FD SCRIPT`` with
+A Python run is ``python sandbox_guard.py FOLDER LOG_FD PRELOAD SCRIPT`` with
 
 - ``resource.setrlimit`` in the child before it starts: CPU seconds (``RLIMIT_CPU``, the kernel
   kills it with SIGXCPU/SIGKILL), address space (``RLIMIT_AS``: an allocation beyond it raises
   ``MemoryError``), the size of any file it writes (``RLIMIT_FSIZE``), open files;
 - a wall-clock timeout, after which the whole process group is killed;
-- a clean environment: no proxies, no API keys, one thread, ``HOME`` set to the folder;
-- an audit hook (``sandbox_guard.py``) that refuses sockets, processes, native loading and files
-  outside the folder, and records each refusal on a pipe the parent reads.
+- a clean environment: no proxies, no API keys, one thread, ``HOME`` and ``TMPDIR`` the folder;
+- kernel barriers (``sandbox_kernel.py``, where the kernel offers them): Landlock confines files
+  to the folder (reads also to the Python installation, system libraries and the child's own
+  ``/proc/<pid>``, so not another process's environment or memory) and signals to the
+  sandbox; seccomp refuses ``execve``, sockets, ptrace and ``process_vm_readv`` in every
+  thread. Applied or missing, each is recorded in ``RunResult.barriers``;
+- an audit hook (``sandbox_guard.py``) that refuses sockets, processes, ctypes and files
+  outside the folder at the Python level, and records each refusal on a pipe that the parent
+  drains while the child runs (the first ``REFUSALS_KEPT`` kept, all counted).
 
-How strong this is: the rlimits and the timeout are enforced by the kernel. The audit hook is
-Python-level (PEP 578 says it is not a sandbox): it stops Python code, including the usual
-escapes (``open``, ``socket``, ``subprocess``, ``os.system``, ``ctypes``), but not native code
-already loaded in the process (numpy, torch). The file tools resolve symlinks before checking
-the path. A determined adversary needs OS isolation (a container, a network namespace, seccomp).
+How strong this is: the rlimits, the timeout and the kernel barriers hold for any code in the
+child, native code included. The audit hook is a tripwire (PEP 578 says it is not a sandbox):
+it records the ordinary Python escapes, but code that raises no audit event (torch's
+``from_file``, a call to ``_posixsubprocess.fork_exec``) passes it and is stopped only by the
+kernel barriers, with an ``OSError``/``PermissionError`` in the run's stderr and no entry in
+``blocked``. Without Landlock and seccomp (an older kernel, another OS) those escapes are not
+stopped. Not stopped in any case: reading files under the read roots, using CPU and memory up to
+the limits. The file tools resolve symlinks before checking the path.
 """
 
 from __future__ import annotations
@@ -26,12 +35,14 @@ import resource
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 GUARD = Path(__file__).with_name("sandbox_guard.py")
 OUTPUT_LIMIT = 10_000  # characters of stdout/stderr handed back (the official agent's 10,000)
+REFUSALS_KEPT = 200  # refusal records kept per run; the rest are only counted
 
 
 @dataclass(frozen=True)
@@ -59,12 +70,14 @@ class RunResult:
     timed_out: bool  # killed at the wall-clock limit
     cpu_killed: bool  # killed by the kernel at the CPU-time limit
     memory_error: bool  # a MemoryError (the address-space limit)
-    blocked: list[dict] = field(default_factory=list)  # refusals recorded by the audit hook
+    blocked: list[dict] = field(default_factory=list)  # the audit hook's first refusals
+    refusals: int = 0  # all refusals recorded by the audit hook (len(blocked) at most 200)
+    barriers: list[dict] = field(default_factory=list)  # kernel barriers applied or missing
 
     @property
     def stopped(self) -> bool:
         """Whether the sandbox stopped anything in this run."""
-        return bool(self.timed_out or self.cpu_killed or self.memory_error or self.blocked)
+        return bool(self.timed_out or self.cpu_killed or self.memory_error or self.refusals)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "stopped": self.stopped}
@@ -135,6 +148,7 @@ class Sandbox:
             start_new_session=True,
         )
         os.close(write_fd)
+        log = _LogReader(read_fd)
         timed_out = False
         try:
             stdout, stderr = process.communicate(timeout=self.limits.wall_seconds)
@@ -142,9 +156,7 @@ class Sandbox:
             os.killpg(process.pid, signal.SIGKILL)
             stdout, stderr = process.communicate()
             timed_out = True
-        with os.fdopen(read_fd, "rb") as log:
-            lines = log.read().decode(errors="replace").splitlines()
-        blocked = [_parse_refusal(line) for line in lines if line.strip()]
+        log.join()
         code = process.returncode
         out, err = _cut(stdout.decode(errors="replace")), _cut(stderr.decode(errors="replace"))
         return RunResult(
@@ -155,7 +167,9 @@ class Sandbox:
             timed_out=timed_out,
             cpu_killed=not timed_out and code in (-signal.SIGXCPU, -signal.SIGKILL),
             memory_error="MemoryError" in err,
-            blocked=blocked,
+            blocked=log.refusals,
+            refusals=log.count,
+            barriers=log.barriers,
         )
 
     def _environment(self) -> dict[str, str]:
@@ -163,6 +177,7 @@ class Sandbox:
         return {
             "PATH": os.path.dirname(sys.executable) + ":/usr/bin:/bin",
             "HOME": str(self.folder),
+            "TMPDIR": str(self.folder),
             "OMP_NUM_THREADS": threads,
             "MKL_NUM_THREADS": threads,
             "OPENBLAS_NUM_THREADS": threads,
@@ -176,6 +191,35 @@ class Sandbox:
         resource.setrlimit(resource.RLIMIT_AS, (self.limits.memory_bytes,) * 2)
         resource.setrlimit(resource.RLIMIT_FSIZE, (self.limits.file_bytes,) * 2)
         resource.setrlimit(resource.RLIMIT_NOFILE, (self.limits.open_files,) * 2)
+
+
+class _LogReader:
+    """Drains the guard's log pipe in a thread while the child runs (a full pipe would block
+    the child): barrier records, the first ``REFUSALS_KEPT`` refusals, and their count."""
+
+    def __init__(self, fd: int):
+        self.barriers: list[dict] = []
+        self.refusals: list[dict] = []
+        self.count = 0
+        self._thread = threading.Thread(target=self._read, args=(fd,), daemon=True)
+        self._thread.start()
+
+    def _read(self, fd: int) -> None:
+        with os.fdopen(fd, "rb") as pipe:
+            for line in pipe:
+                if not line.strip():
+                    continue
+                record = _parse_refusal(line.decode(errors="replace"))
+                if record.get("event", "").startswith("barrier"):
+                    self.barriers.append(record)
+                    continue
+                self.count += 1
+                if len(self.refusals) < REFUSALS_KEPT:
+                    self.refusals.append(record)
+
+    def join(self, timeout: float = 5.0) -> None:
+        """Wait for the end of the log (a grandchild outside the killed group may hold it)."""
+        self._thread.join(timeout)
 
 
 def _parse_refusal(line: str) -> dict:
