@@ -6,8 +6,9 @@ The anchor is what one writes first: K forward/backward passes, one per draw. Ou
 K copies into one (K n)-row batch (``attacks.attack_loss``). Both take their draws from the same
 seeded generator in the same order, so the gradients must agree.
 
-The second table: a guarded sandbox run (rlimits, clean environment, audit hook, numpy and torch
-preloaded) of a script that imports torch, against ``subprocess.run([python, script])``.
+The second table: a guarded sandbox run (rlimits, clean environment, Landlock and seccomp where
+the kernel has them, audit hook, numpy and torch preloaded) of a script that imports torch,
+against ``subprocess.run([python, script])``.
 
 No memory column: the harness's tracemalloc does not see torch's allocator, and both sides
 hold a few (K n, 64) float tensors (under 10 MB at the largest size).
@@ -76,7 +77,7 @@ def sandbox_rows():
         plain = [sys.executable, str(Path(folder, "s.py"))]
         t_plain, _, _ = measure(lambda: subprocess.run(plain, capture_output=True), repeat=3)
         t_box, _, run = measure(lambda: box.run_python("s.py"), repeat=3)
-        assert run.returncode == 0 and not run.blocked, run
+        assert run.returncode == 0 and not run.refusals, run
     return [[t_plain, t_box, t_box / t_plain]]
 
 
