@@ -168,7 +168,7 @@ def test_a_killed_process_loses_no_finished_cell(tmp_path):
         "run",
         SLUG,
         "--scale",
-        "default",
+        "smoke",
         "--jobs",
         "1",
         "--out",
@@ -176,14 +176,14 @@ def test_a_killed_process_loses_no_finished_cell(tmp_path):
     ]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while len(cell_files(tmp_path, "default")) < 3 and time.monotonic() < deadline:
+    while len(cell_files(tmp_path, "smoke")) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
-    kept = len(cell_files(tmp_path, "default"))
+    kept = len(cell_files(tmp_path, "smoke"))
     assert kept >= 3
-    assert not list((tmp_path / SLUG / "default" / "seed-0" / "cells").glob(".*.tmp"))
-    resumed = runner.run([SLUG], scale="default", out=tmp_path, jobs=1)[SLUG]
+    assert not list((tmp_path / SLUG / "smoke" / "seed-0" / "cells").glob(".*.tmp"))
+    resumed = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
     assert resumed["cells"]["cached"] == kept
     assert resumed["cells"]["ok"] == resumed["cells"]["total"]
 
