@@ -13,11 +13,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from icml25.common.llm import LLMClient
-from icml25.common.optional import load_minilm
+from icml25.common.text import embed
 from icml25.political_neutrality.framework import JUDGE_LABELS
 
 DEFINITIONS = {
@@ -39,14 +38,6 @@ Question: {question}
 Reply: {reply}
 
 Answer with a JSON object and nothing else: {{"label": "<one of the category names>"}}"""
-
-
-def embed(texts: Sequence[str]) -> np.ndarray:
-    """MiniLM sentence embeddings, unit length. (n, 384)"""
-    return np.asarray(
-        load_minilm().encode(list(texts), batch_size=64, normalize_embeddings=True),
-        dtype=np.float64,
-    )
 
 
 class ProxyJudge:

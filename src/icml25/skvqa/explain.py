@@ -13,8 +13,10 @@ import re
 
 import numpy as np
 
-from icml25.skvqa.filters import embed, normalise, refers_to_image
+from icml25.common.text import embed
+from icml25.skvqa.filters import normalise, refers_to_image
 from icml25.skvqa.labelled import DUPLICATE_PAIRS, EXAMPLES
+from icml25.skvqa.reproduce import precision_recall
 
 _SCENE = re.compile(r"\bthe \w+ (on|at|in) the \w+")
 _SUFFIXES = ("ation", "ated", "ing", "ed", "es", "s")
@@ -39,14 +41,9 @@ def refers_to_image_or_scene(question: str) -> bool:
     return refers_to_image(question) or bool(_SCENE.search(question.lower()))
 
 
-def _precision_recall(removed, defective) -> tuple[float, float, int]:
+def _scored(removed, defective) -> tuple[float, float, int]:
     removed, defective = np.asarray(removed), np.asarray(defective)
-    hits = int((removed & defective).sum())
-    return (
-        hits / max(int(removed.sum()), 1),
-        hits / max(int(defective.sum()), 1),
-        int(removed.sum()),
-    )
+    return (*precision_recall(removed, defective), int(removed.sum()))
 
 
 def explain() -> dict[str, dict]:
@@ -59,11 +56,11 @@ def explain() -> dict[str, dict]:
         cosine = (embed([p[0] for p in pairs]) * embed([p[1] for p in pairs])).sum(axis=1)
         same = np.array([p[2] for p in pairs])
         out[split] = {
-            "answer_stemmed": _precision_recall(
+            "answer_stemmed": _scored(
                 [not answer_in_context_stemmed(e.answer, e.context) for e in ex],
                 [not e.answer_in_context for e in ex],
             ),
-            "image_or_scene": _precision_recall(
+            "image_or_scene": _scored(
                 [not refers_to_image_or_scene(e.question) for e in ex],
                 [not e.needs_image for e in ex],
             ),

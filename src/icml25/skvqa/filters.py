@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from icml25.common.llm import LLMClient
-from icml25.common.optional import load_minilm
+from icml25.common.text import embed
 
 DEDUP_THRESHOLD = 0.85
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -92,14 +92,6 @@ def answerable_without_image(
         found = contains_words(gold, said) or contains_words(said, gold)
         out.append(said != "unknown" and found)
     return out
-
-
-def embed(texts: Sequence[str]) -> np.ndarray:
-    """Unit-length MiniLM sentence embeddings. (n, 384)"""
-    return np.asarray(
-        load_minilm().encode(list(texts), batch_size=64, normalize_embeddings=True),
-        dtype=np.float64,
-    )
 
 
 def same_question(

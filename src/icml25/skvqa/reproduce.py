@@ -118,7 +118,9 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     }
 
 
-def _precision_recall(removed: np.ndarray, defective: np.ndarray) -> tuple[float, float]:
+def precision_recall(removed: np.ndarray, defective: np.ndarray) -> tuple[float, float]:
+    """Of what a filter removed, the share truly defective; of the defective, the share removed
+    (NaN where there is nothing to divide by)."""
     hits = int((removed & defective).sum())
     precision = hits / removed.sum() if removed.sum() else float("nan")
     recall = hits / defective.sum() if defective.sum() else float("nan")
@@ -133,7 +135,7 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         for name in FILTERS:
             removed = out["filters"][f"{split}_{name}_removed"].astype(bool)
             defective = out["filters"][f"{split}_{name}_defective"].astype(bool)
-            p, r = _precision_recall(removed, defective)
+            p, r = precision_recall(removed, defective)
             suffix = "" if split == "held_out" else "_dev"
             m[f"precision_{name}{suffix}"], m[f"recall_{name}{suffix}"] = p, r
             m[f"removed_{name}{suffix}"] = float(removed.sum())

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from icml25.skvqa.filters import embed, normalise
+from icml25.common.text import embed
+from icml25.skvqa.filters import normalise
 
 
 def _check(questions: Sequence[str]) -> list[str]:
