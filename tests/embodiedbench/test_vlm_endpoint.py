@@ -85,6 +85,6 @@ def test_reproduction_runs_the_model_path_through_the_runner(tmp_path, monkeypat
         ]
     m = summary["measurements"]
     assert summary["complete"] and summary["config"]["llm"]["model"] == "stub-vlm"
-    assert m["llm_calls"] == len(server.requests) > 0
+    assert summary["llm_usage"]["calls"] == len(server.requests) > 0
     assert m["tasks_vlm_base"] == 1 and 0 <= m["success_vlm_base"] <= 1
     assert "api_key" not in json.dumps(summary).lower()

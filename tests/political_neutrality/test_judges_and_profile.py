@@ -95,4 +95,4 @@ def test_the_model_path_runs_end_to_end_through_the_runner(tmp_path, monkeypatch
     assert m["llm_judge_expected_rate_unsafe_political"] == pytest.approx(2 / 3)  # one babble
     assert m["llm_judge_expected_rate_policy_opinion"] == 0.0
     assert m["llm_judge_unusable_rate"] == pytest.approx(1 / 21)
-    assert m["llm_calls"] == len(server.requests) == 2 * 21
+    assert summary["llm_usage"]["calls"] == len(server.requests) == 2 * 21

@@ -78,7 +78,8 @@ def test_the_model_path_runs_end_to_end_through_the_runner(tmp_path, monkeypatch
     assert m["model_generated"] == 8 and m["model_unusable_replies"] == 0  # 2 photos x 4 pairs
     assert m["model_kept"] == 2  # one per photo: a question about another image is not a repeat
     # 2 generations + 6 document-only questions; repeats may be served by the response cache
-    assert m["llm_calls"] == 8 == len(server.requests) + m["llm_cached_calls"]
+    usage = summary["llm_usage"]  # summed by the runner from the cells
+    assert usage["calls"] == 8 == len(server.requests) + usage["cached_calls"]
     generation = [r for r in server.requests if isinstance(r["messages"][-1]["content"], list)]
     assert len(generation) == 2
     assert generation[0]["messages"][-1]["content"][1]["image_url"]["url"].startswith(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from icml25.common.llm import Endpoint, LLMClient, usage_total
+from icml25.common.llm import Endpoint, LLMClient
 from icml25.embodiedbench.env import NavigationEnv
 from icml25.embodiedbench.episode import run_episode
 from icml25.embodiedbench.planners import HeuristicPlanner, OraclePlanner, RandomPlanner
@@ -129,13 +129,6 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     m["random_max_success"] = max(rates["random"].values())
     h = rates["heuristic"]
     m["heuristic_base_minus_long_horizon"] = h["base"] - h["long_horizon"]
-    usages = [out["llm_usage"] for _, out in results if "llm_usage" in out]
-    if usages:
-        total = usage_total(usages)
-        for key in ("calls", "cached_calls", "prompt_tokens", "completion_tokens"):
-            m[f"llm_{key}"] = float(total[key])
-        if total["cost_usd"] is not None:
-            m["llm_cost_usd"] = float(total["cost_usd"])
     figures = {"success_by_subset": _success_figure(rates, m), "views": _views_figure(config)}
     captions = {
         "success_by_subset": "Success rate by planner and capability subset (none of the "

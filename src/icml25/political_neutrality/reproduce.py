@@ -20,7 +20,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from sklearn.metrics import confusion_matrix, f1_score
 
-from icml25.common.llm import Endpoint, LLMClient, usage_total
+from icml25.common.llm import Endpoint, LLMClient
 from icml25.lab.reproduction import Summary
 from icml25.political_neutrality.framework import JUDGE_LABELS
 from icml25.political_neutrality.judge import LLMJudge, ProxyJudge
@@ -133,11 +133,6 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         agree = [a == b for a, b in zip(model["llm_labels"], model["proxy_labels"], strict=True)]
         m["judges_agreement"] = float(np.mean(agree))
         m["llm_judge_unusable_rate"] = float(np.mean([x == "" for x in model["llm_labels"]]))
-        total = usage_total([model["llm_usage"]])
-        for key in ("calls", "cached_calls", "prompt_tokens", "completion_tokens"):
-            m[f"llm_{key}"] = float(total[key])
-        if total["cost_usd"] is not None:
-            m["llm_cost_usd"] = float(total["cost_usd"])
     return Summary(m, figures, captions)
 
 

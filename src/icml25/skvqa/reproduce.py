@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from icml25.common.llm import Endpoint, LLMClient, usage_total
+from icml25.common.llm import Endpoint, LLMClient
 from icml25.lab.reproduction import Summary
 from icml25.skvqa.filters import answer_in_context, refers_to_image, same_question
 from icml25.skvqa.labelled import DUPLICATE_PAIRS, EXAMPLES
@@ -168,11 +168,6 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             "removed_duplicate",
         ):
             m[f"model_{k}"] = float(mod[k])
-        total = usage_total([mod["llm_usage"]])
-        for k in ("calls", "cached_calls", "prompt_tokens", "completion_tokens"):
-            m[f"llm_{k}"] = float(total[k])
-        if total["cost_usd"] is not None:
-            m["llm_cost_usd"] = float(total["cost_usd"])
     figures = {"filters": _filters_figure(rows), "statistics": _statistics_figure(m)}
     captions = {
         "filters": "Precision and recall of each filter on the hand-labelled pairs (dev half: "
