@@ -50,8 +50,8 @@ def test_reproduction_runs_end_to_end_against_the_stub(tmp_path, monkeypatch):
         requests = list(server.requests)
     assert summary["cells"]["failed"] == 0, summary["failures"]
     m = summary["measurements"]
-    assert m["llm_calls"] == len(requests) > 0
-    assert m["llm_prompt_tokens"] > 0
+    assert summary["llm_usage"]["calls"] == len(requests) > 0  # summed by the runner
+    assert summary["llm_usage"]["prompt_tokens"] > 0
     # the stub assistant asks first on every request, then answers with the first options
     assert m["llm_llm_policy_clarify_ambiguous"] == 1.0
     assert m["llm_llm_policy_turns"] == 2.0

@@ -44,7 +44,7 @@ def test_smoke_run_with_a_stub_endpoint(tmp_path, monkeypatch):
     assert verdicts["a"] == "reproduced" and verdicts["floor_le_image"] == "holds"
     assert NOT_MEASURED not in verdicts.values()
     m = summary["measurements"]
-    assert m["llm_calls"] == 2 and m["llm_malformed_replies"] == 1
+    assert summary["llm_usage"]["calls"] == 2 and m["llm_malformed_replies"] == 1
     # "Titanic" names exactly one of the 100 films; "no idea, sorry" none
     assert m["llm_null_films_named"] == 1 and m["llm_null_hit_rate"] == 1 / 200
     assert summary["config"]["llm"]["model"] == "stub-vlm"

@@ -40,7 +40,7 @@ from icml25.collabllm.reward import (
     single_turn_reward,
 )
 from icml25.collabllm.tasks import FAMILY_NAMES, N_SLOTS, draw_tasks
-from icml25.common.llm import Endpoint, LLMClient, LLMError, usage_total
+from icml25.common.llm import Endpoint, LLMClient, LLMError
 from icml25.lab.reproduction import Summary
 
 CELL_THREADS = 1
@@ -315,14 +315,11 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
 
 
 def _summarize_llm(config, results, m) -> None:
-    usages = []
     for cell, out in results:
         if cell["part"] == "llm_reward":
-            usages.append(out["llm_usage"])
             _summarize_llm_reward(out, m)
         if cell["part"] != "llm":
             continue
-        usages.append(out["llm_usage"])
         tag = f"llm_{cell['policy']}_policy"
         m[f"{tag}_model_errors"] = float(out["model_error"].sum())
         m[f"{tag}_chats"] = float(len(out["model_error"]) - out["model_error"].sum())
@@ -332,10 +329,6 @@ def _summarize_llm(config, results, m) -> None:
         m[f"{tag}_turns"] = _mean(out["turns"][ok])
         m[f"{tag}_clarify_ambiguous"] = _mean(out["asked_first"][ok & amb])
         m[f"{tag}_clarify_unambiguous"] = _mean(out["asked_first"][ok & ~amb])
-    if usages:
-        total = usage_total(usages)
-        for key in ("calls", "cached_calls", "prompt_tokens", "completion_tokens"):
-            m[f"llm_{key}"] = float(total[key])
 
 
 def _mean(x: np.ndarray) -> float:

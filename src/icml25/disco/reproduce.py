@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from icml25.common.llm import Endpoint, LLMClient, usage_total
+from icml25.common.llm import Endpoint, LLMClient
 from icml25.disco.data import CUTOFF, FRAME_TYPES, MODEL_KEYS, load_release
 from icml25.disco.pipeline import ask_titles
 from icml25.disco.scoring import (
@@ -175,10 +175,6 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         measurements["llm_null_films_named"] = float(out["films_named"])
         measurements["llm_malformed_replies"] = float(out["malformed"])
         measurements["llm_empty_replies"] = float(out["empty"])
-    if probes:
-        usage = usage_total([o["llm_usage"] for o in probes])
-        for name in ("calls", "cached_calls", "prompt_tokens", "completion_tokens"):
-            measurements[f"llm_{name}"] = float(usage.get(name, 0))
     figures, captions = {}, {}
     if per_model:
         figures["auc_by_model"] = _fig_aucs(config, per_model)
