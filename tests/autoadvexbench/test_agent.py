@@ -116,7 +116,6 @@ def test_llm_agent_runs_a_cell_end_to_end_against_the_stub(tmp_path, monkeypatch
         assert out["llm_usage"]["calls"] == len(server.requests) == 6
         assert "Evaluate the robustness" in server.requests[0]["messages"][1]["content"]
         summary = repro.summarize(config, [({"part": "defense", "defense": "quantised"}, out)])
-        assert summary.measurements["llm_calls"] == 6
         assert "ratio_quantised_llm_mean" in summary.measurements
 
 

@@ -345,13 +345,6 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         m["c_secret_leaked_or_planted"] = float(sandbox["leaked"])
         control = list(sandbox["control"].values())
         m["c_control_escapes_succeeded_fraction"] = float(np.mean(control))
-    llm_usage = [out["llm_usage"] for _, out in results if "llm_usage" in out]
-    if llm_usage:
-        from icml25.common.llm import usage_total
-
-        total = usage_total(llm_usage)
-        for key in ("calls", "cached_calls", "prompt_tokens", "completion_tokens"):
-            m[f"llm_{key}"] = float(total.get(key, 0))
     return Summary(m, {"robust_accuracy": _figure(config, table)}, {"robust_accuracy": _CAPTION})
 
 
