@@ -1,35 +1,83 @@
-"""ipd_pavlov: vectorised self-play against the anchor, one run at a time in a Python loop;
-and deep Q-learning self-play by counts against the official code's per-game, per-transition way.
+"""ipd_pavlov: against the official notebook's loop (QB3/cooperation-prisoners-dilemma,
+``coop_rl_self_play_tabular_qlearning.ipynb``), and deep Q-learning against the official code's
+way re-written in torch tensors.
 
-Tabular: the anchor is what a user of the paper's notebook runs: a scalar loop over steps, one
-run after another, drawing each player's exploration flip with a separate call to the generator.
-Ours simulates all runs at once (numpy over runs), as ``self_play`` does for the reproduction.
+Tabular anchor: the notebook's own cells, read from ``--official-src`` at run time and executed
+as they are (never copied here): cell 2 (the rewards), cell 4 (``Q0``), and the self-play loop of
+cell 5. Row "fig3" runs cell 5 unchanged (alpha = 0.001, 2000 steps, epsilon in {.01, .05, .1},
+10 curves each); the other rows drop cell 5's three setting lines (``max_iter``,
+``list_epsilon``, ``n_curves``) and set those names (and ``alpha``) to the row's values before
+running the rest of the cell. The notebook's ``rng`` (``check_random_state(6)`` in cell 1, which
+also imports a plotting module the repository lacks) is set to ``RandomState(seed)``. Ours:
+``self_play`` with the same alpha, epsilon, steps and number of runs. The random draws cannot be
+matched (the notebook draws one number per player per step, ours a block per step for all runs),
+so results are compared through their spread over seeds (the repeats use seeds 0, 1, ...).
 
-Deep: the anchor plays every game and stores every transition (one-hot states in tensors, a
-ring buffer, a minibatch of ``games`` transitions drawn with replacement and one forward pass per
-transition), the official code's way in torch tensors (the official keeps Python lists in a
-deque, slower still). Ours (``deep_self_play``) keeps counts per state and per kind of transition.
+The notebook's player 2 reads the shared table at player 1's state ``(a1, a2)`` (it plays the
+same greedy action as player 1); ours reads it at its own view ``(a2, a1)``, a documented
+choice (README, "The method"). The row "naive loop (own view)" is our scalar re-write of the
+notebook's loop with that one line changed; it is not an anchor, it shows that the view alone
+makes the difference.
 
-    python benchmarks/bench_ipd_pavlov.py
+Deep: the official code (``src/``: hydra, wandb, gym) is not run; the anchor is its way re-written
+here in torch tensors (every game played and every transition stored, one forward pass per
+sampled transition), against ours (``deep_self_play``, counts per state and per transition).
+
+    python benchmarks/bench_ipd_pavlov.py --official-src /tmp/anchors/ipd_pavlov
+    python benchmarks/bench_ipd_pavlov.py --official-src ... --quick     # tabular only
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 import torch  # noqa: E402
-from harness import measure, table  # noqa: E402
+from harness import table  # noqa: E402
 
 from icml25.ipd_pavlov import PAVLOV, initial_q, payoffs, policy, self_play  # noqa: E402
 from icml25.ipd_pavlov.deep import DQN_PAYOFFS, deep_self_play  # noqa: E402
 
+NOTEBOOK = "coop_rl_self_play_tabular_qlearning.ipynb"
+SETTING_LINES = ("max_iter =", "list_epsilon =", "n_curves =")
 
-def anchor(alpha: float, epsilon: float, steps: int, runs: int, seed: int = 0) -> np.ndarray:
-    """The notebook's way: one run at a time, one step at a time, flips drawn one by one."""
+
+def notebook_cells(src: Path) -> tuple[str, str, str]:
+    """The notebook's rewards cell, ``Q0`` cell and self-play cell, found by their content, with
+    the self-play cell's setting lines dropped (the row sets those names)."""
+    cells = json.loads((src / NOTEBOOK).read_text())["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    rewards = next(c for c in code if "rewards = np.zeros" in c)
+    q0 = next(c for c in code if "Q0 = np.zeros" in c)
+    loop = next(c for c in code if "dict_res[epsilon]" in c)
+    loop = "\n".join(
+        line for line in loop.splitlines() if not line.strip().startswith(SETTING_LINES)
+    )
+    return rewards, q0, loop
+
+
+def notebook(cells, alpha: float, epsilon: float, steps: int, runs: int, seed: int) -> np.ndarray:
+    """The notebook's loop at these settings: final ``Q(s, C) - Q(s, D)``, shape (runs, 4) over
+    DD, DC, CD, CC (its ``diff_Q[a1, a2]`` flattened)."""
+    rewards, q0, loop = cells
+    ns = {"np": np, "gamma": 0.6, "alpha": alpha, "rng": np.random.RandomState(seed)}
+    exec(rewards, ns)  # noqa: S102 - the official notebook's own cells, read at run time
+    exec(q0, ns)  # noqa: S102
+    ns.update(max_iter=steps, list_epsilon=[epsilon], n_curves=runs)
+    exec(loop, ns)  # noqa: S102
+    return ns["dict_res"][epsilon][:, -1].reshape(runs, 4)
+
+
+def naive_own_view(alpha: float, epsilon: float, steps: int, runs: int, seed: int) -> np.ndarray:
+    """Naive loop (not an anchor): the notebook's scalar loop with player 2 reading its own view
+    ``Q[a2, a1]``, as ours does. Final ``Q(s, C) - Q(s, D)``, shape (runs, 4)."""
     rng = np.random.default_rng(seed)
     r, q0, gamma = payoffs(), initial_q().reshape(2, 2, 2), 0.6
     finals = []
@@ -42,8 +90,96 @@ def anchor(alpha: float, epsilon: float, steps: int, runs: int, seed: int = 0) -
             b2 = other if rng.random() > epsilon else 1 - other
             q[a1, a2, b1] += alpha * (r[b1, b2] + gamma * q[b1, b2].max() - q[a1, a2, b1])
             a1, a2 = b1, b2
-        finals.append(q.reshape(4, 2))
+        finals.append((q[..., 1] - q[..., 0]).ravel())
     return np.stack(finals)
+
+
+def ours(alpha: float, epsilon: float, steps: int, runs: int, seed: int) -> np.ndarray:
+    q = self_play(alpha, epsilon, steps, runs, seed=seed)  # (runs, 4, 2)
+    return q[..., 1] - q[..., 0]
+
+
+def interleaved(fns: dict, seeds: int) -> tuple[dict, dict]:
+    """Each function called once per seed, alternating; best CPU time of this process per
+    function (the machine is shared: CPU time is less inflated by the load than wall time),
+    results per seed."""
+    best = dict.fromkeys(fns, float("inf"))
+    results = {name: [] for name in fns}
+    for seed in range(seeds):
+        for name, fn in fns.items():
+            begin = time.process_time()
+            results[name].append(fn(seed))
+            best[name] = min(best[name], time.process_time() - begin)
+    return best, results
+
+
+def words(gaps: np.ndarray) -> np.ndarray:
+    """Greedy policies of final gaps (..., 4), ties to D as in play."""
+    q = np.stack([np.zeros_like(gaps), gaps], axis=-1)  # (..., 4, 2)
+    return policy(q)
+
+
+def tabular(src: Path | None) -> str:
+    if src is None:
+        print(
+            "tabular anchor rows skipped: pass --official-src pointing at a checkout of "
+            "github.com/QB3/cooperation-prisoners-dilemma (commit 1b2a919e), e.g. fetch it and "
+            "`git archive HEAD | tar -x -C /tmp/anchors/ipd_pavlov`"
+        )
+        return ""
+    cells = notebook_cells(src)
+    settings = [  # name, alpha, epsilon, steps, runs, seeds, with the naive loop
+        ("fig3", 1e-3, 0.01, 2_000, 10, 5, False),
+        ("fig3", 1e-3, 0.05, 2_000, 10, 5, False),
+        ("fig3", 1e-3, 0.1, 2_000, 10, 5, False),
+        ("alpha T = 20", 1e-2, 0.05, 2_000, 100, 3, True),
+        ("long", 5e-2, 0.02, 20_000, 25, 2, True),
+    ]
+    rows = []
+    for name, alpha, epsilon, steps, runs, seeds, naive in settings:
+        args = (alpha, epsilon, steps, runs)
+        fns = {
+            "ours": lambda seed, args=args: ours(*args, seed),
+            "notebook": lambda seed, args=args: notebook(cells, *args, seed),
+        }
+        if naive:
+            fns["naive loop (own view)"] = lambda seed, args=args: naive_own_view(*args, seed)
+        best, results = interleaved(fns, seeds)
+        pavlov = {k: np.array([np.mean(words(g) == PAVLOV) for g in v]) for k, v in results.items()}
+        cccc = {
+            k: float(np.mean([np.mean(words(g) == "CCCC") for g in v])) for k, v in results.items()
+        }
+        gap_cc = {k: float(np.mean([g[:, 3].mean() for g in v])) for k, v in results.items()}
+        for other in [k for k in fns if k != "ours"]:
+            rows.append(
+                [
+                    f"{name}: alpha {alpha:g}, eps {epsilon:g}, {steps} steps, {runs} runs",
+                    other,
+                    best["ours"],
+                    best[other],
+                    best[other] / best["ours"],
+                    float(pavlov["ours"].mean()),
+                    float(pavlov[other].mean()),
+                    float(pavlov["ours"].mean() - pavlov[other].mean()),
+                    f"{pavlov['ours'].std():.2f} / {pavlov[other].std():.2f} ({seeds} seeds)",
+                    f"{cccc['ours']:.2f} / {cccc[other]:.2f}",
+                    f"{gap_cc['ours']:.3f} / {gap_cc[other]:.3f}",
+                ]
+            )
+    header = [
+        "setting",
+        "anchor",
+        "ours CPU s",
+        "anchor CPU s",
+        "time ratio (anchor / ours)",
+        "ours Pavlov rate",
+        "anchor Pavlov rate",
+        "difference (ours - anchor)",
+        "seed spread of the rate (std, ours / anchor)",
+        "CCCC rate ours / anchor",
+        "mean Q(CC,C) - Q(CC,D) ours / anchor",
+    ]
+    return table(header, rows)
 
 
 def anchor_deep(iterations: int, pretrain: int, games: int, seed: int = 0) -> np.ndarray:
@@ -111,78 +247,59 @@ def anchor_deep(iterations: int, pretrain: int, games: int, seed: int = 0) -> np
     return q[:, 1] - q[:, 0]
 
 
-def main() -> None:
-    rows = []
-    for alpha, steps, runs in [(1e-2, 2_000, 100), (1e-3, 20_000, 100)]:
-        args = (alpha, 0.05, steps, runs)
-        t_anchor, _, q_anchor = measure(lambda args=args: anchor(*args), repeat=1)
-        t_ours, m_ours, q_ours = measure(lambda args=args: self_play(*args), repeat=3)
-        rows.append(
-            [
-                alpha,
-                steps,
-                runs,
-                t_anchor,
-                t_ours,
-                t_anchor / t_ours,
-                m_ours,
-                float(np.mean(policy(q_anchor) == PAVLOV)),
-                float(np.mean(policy(q_ours) == PAVLOV)),
-            ]
-        )
+def deep(seeds: int = 2) -> str:
+    """Deep Q-learning, 100 pretraining and 300 self-play iterations with 16384 games, official
+    settings otherwise; final Q(s, C) - Q(s, D) over DD, DC, CD, CC, per seed."""
     torch.set_num_threads(1)
-    deep_rows = []
-    for iterations, pretrain, games in [(300, 100, 16_384)]:
-        t_anchor, m_anchor, gap_anchor = measure(
-            lambda args=(iterations, pretrain, games): anchor_deep(*args), repeat=1
-        )
-        kwargs = {"iterations": iterations, "pretrain_iterations": pretrain, "games": games}
-        t_ours, m_ours, out = measure(lambda kwargs=kwargs: deep_self_play(**kwargs), repeat=3)
-        deep_rows.append(
-            [
-                iterations + pretrain,
-                games,
-                t_anchor,
-                t_ours,
-                t_anchor / t_ours,
-                m_anchor,
-                m_ours,
-                np.array2string(gap_anchor, precision=2),
-                np.array2string(out["q_gap"][-1], precision=2),
-            ]
-        )
-    print(
-        table(
-            [
-                "iterations",
-                "games",
-                "anchor s",
-                "ours s",
-                "speed-up",
-                "anchor peak MB",
-                "ours peak MB",
-                "anchor Q(s,C)-Q(s,D)",
-                "ours Q(s,C)-Q(s,D)",
-            ],
-            deep_rows,
-        )
+    iterations, pretrain, games = 300, 100, 16_384
+    kwargs = {"iterations": iterations, "pretrain_iterations": pretrain, "games": games}
+    best, results = interleaved(
+        {
+            "ours": lambda seed: deep_self_play(**kwargs, seed=seed)["q_gap"][-1],
+            "anchor": lambda seed: anchor_deep(iterations, pretrain, games, seed),
+        },
+        seeds,
     )
-    print(
-        table(
-            [
-                "alpha",
-                "steps",
-                "runs",
-                "anchor s",
-                "ours s",
-                "speed-up",
-                "ours peak MB",
-                "anchor Pavlov rate",
-                "ours Pavlov rate",
-            ],
-            rows,
-        )
+    gaps = {k: np.stack(v) for k, v in results.items()}  # (seeds, 4)
+    rows = [
+        [
+            f"{iterations + pretrain} iterations, {games} games",
+            best["ours"],
+            best["anchor"],
+            best["anchor"] / best["ours"],
+            np.array2string(gaps["ours"].mean(0), precision=3, separator=", "),
+            np.array2string(gaps["anchor"].mean(0), precision=3, separator=", "),
+            np.array2string(
+                gaps["ours"].mean(0) - gaps["anchor"].mean(0), precision=3, separator=", "
+            ),
+            f"{gaps['ours'].std(0).max():.3f} / {gaps['anchor'].std(0).max():.3f} ({seeds} seeds)",
+        ]
+    ]
+    header = [
+        "setting",
+        "ours CPU s",
+        "re-written official way CPU s",
+        "time ratio",
+        "ours Q(s,C)-Q(s,D)",
+        "anchor Q(s,C)-Q(s,D)",
+        "difference",
+        "seed spread (max std over states, ours / anchor)",
+    ]
+    return table(header, rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--official-src", type=Path, help="checkout of QB3/cooperation-prisoners-dilemma"
     )
+    parser.add_argument("--quick", action="store_true", help="tabular rows only")
+    args = parser.parse_args()
+    print(f"threads: OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, torch 1")
+    print(tabular(args.official_src))
+    if not args.quick:
+        print()
+        print(deep())
 
 
 if __name__ == "__main__":
