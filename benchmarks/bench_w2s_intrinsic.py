@@ -1,30 +1,41 @@
-"""w2s_intrinsic: the vectorised W2S simulator against the loop a user would write.
+"""w2s_intrinsic: ours against the official code (MarCO-COrle0NE/weak-to-strong), same features.
 
-The anchor: for each trial, draw the data in the ambient space and fit the weak teacher, the
-W2S student and the strong ceiling with scikit-learn's ``LinearRegression(fit_intercept=False)``
-(numpy ``lstsq`` if scikit-learn is absent), one Python iteration per trial and per ``N``.
-Ours: :func:`icml25.w2s_intrinsic.simulate_w2s`, trials batched, the ``N`` curve accumulated.
-Ours runs twice: drawing ``x`` in ``R^120`` like the loop (``ambient_dim=120``), and in
-coordinates of the union of the two subspaces (the default, same law, fewer random numbers).
-Both estimate the same expected excess risk; agreement is ``|mean_ours - mean_loop|`` in units
-of their combined standard error, and each against the closed form.
+The official repository has no synthetic-regression script; its real-feature experiment is
+``domainbed/scripts2/coloredmnist_var.py`` (dimensions of frozen features, then weak teacher,
+strong baseline, strong ceiling and W2S student as L-BFGS logistic probes, risks as the MSE of
+the softmax probabilities). That file runs an experiment on precomputed ColoredMNIST features at
+import; so the benchmark reads it from ``--official-src`` and executes only its imports,
+functions and classes (nothing of it is copied here), sets its two module constants
+(``num_classes = 5`` for our five digit classes, ``default_step = 20`` as in the file), and
+hands it our features as torch tensors. Rows, on the same digits-5-9 features for both sides:
 
-BLAS is pinned to one thread for both sides (threadpoolctl): on a loaded 2-core machine a
-multi-threaded LAPACK ``gelsd`` spun for 0.27 s per 1100 x 20 fit, which would flatter us.
+1. dimensions: ``get_intrinsic_dim`` (cutoff 0.99, the script's ``--cutoff``) against our
+   ``intrinsic_dimension``; ``get_correlation_dim`` (random map of the wider features, then
+   feature-space eigenvectors) against our ``match_feature_dim`` + ``principal_subspace`` +
+   ``correlation_dimension`` (the same definition; the random maps come from different
+   generators, so the spread over 5 seeds is given), and, as an extra column, the coordinate-free
+   ``d_sw`` that ``feature_dimensions`` returns (our documented choice);
+2. the W2S pipeline: the official ``W2S_UTKFace.run_simulation_`` (its object built around our
+   features and clean labels, test split 300 by its own ``train_test_split``), split seeds
+   0..T-1, against our ``w2s_linear_probe`` (least squares on principal coordinates) on T splits
+   at the same ``n``, ``N``: PGR and OPR of mean risks (scale-free; the two heads' risks are on
+   different scales: MSE of probabilities per element against squared error summed over the five
+   one-hot outputs);
+3. labelled "naive loop" (not an anchor): the Gaussian simulator and the probe against a Python
+   loop of scikit-learn fits, one trial and one ``N`` at a time (our speed and agreement check).
 
-Second table: :func:`icml25.w2s_intrinsic.w2s_linear_probe` (the real-feature pipeline, splits
-batched, one ``solve`` per head) against the same four heads fit by a loop of scikit-learn
-``LinearRegression`` per split and per ``N``, on the same splits and principal coordinates, on the
-digits task (pixels as the weak model, an untrained random ReLU net of width 64 as the strong
-one, 30% label noise): the two must agree to rounding.
+BLAS and torch are pinned to one thread. Ours and theirs are timed alternately (best of k).
 
-    python benchmarks/bench_w2s_intrinsic.py [--quick] [--probe-only]
+    python benchmarks/bench_w2s_intrinsic.py --official-src /tmp/anchors/w2s_intrinsic
+    python benchmarks/bench_w2s_intrinsic.py --quick [--probe-only] [--official-src ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +44,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 from harness import measure, table  # noqa: E402
 
 from icml25.w2s_intrinsic import (  # noqa: E402
+    W2SCurves,
+    correlation_dimension,
+    feature_dimensions,
+    intrinsic_dimension,
+    match_feature_dim,
     principal_coordinates,
+    principal_subspace,
     simulate_w2s,
     subspace_pair,
     w2s_linear_probe,
@@ -42,6 +59,144 @@ from icml25.w2s_intrinsic import (  # noqa: E402
 from icml25.w2s_intrinsic.digits import digits_split, model_features  # noqa: E402
 
 D, D_S, D_W, D_SW, SIGMA = 120, 20, 40, 10, 1.0
+FRACTION = 0.99  # the official script's --cutoff
+PAIRS = [("pixels", "random:64:0"), ("pixels", "mlp:64:0"), ("random:16:0", "mlp:128x128:0")]
+PIPELINE = ("random:16:0", "mlp:64:0", 60, (100, 400))  # weak, strong, n, N
+
+
+def interleaved(ours, theirs, repeat: int):
+    """Best wall time of each over ``repeat`` alternated calls, and each one's last result."""
+    best, results = [np.inf, np.inf], [None, None]
+    for _ in range(repeat):
+        for i, fn in enumerate((ours, theirs)):
+            begin = time.perf_counter()
+            results[i] = fn()
+            best[i] = min(best[i], time.perf_counter() - begin)
+    return best[0], best[1], results[0], results[1]
+
+
+def load_official(src: str) -> dict:
+    """The functions and classes of the official ``coloredmnist_var.py`` (not its experiment)."""
+    path = Path(src) / "domainbed" / "scripts2" / "coloredmnist_var.py"
+    tree = ast.parse(path.read_text())
+    kinds = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
+    body = [node for node in tree.body if isinstance(node, kinds)]
+    namespace = {"__name__": "coloredmnist_var", "num_classes": 5, "default_step": 20}
+    exec(compile(ast.Module(body=body, type_ignores=[]), str(path), "exec"), namespace)
+    return namespace
+
+
+def features():
+    X_pre, y_pre, X_task, y_task = digits_split()
+    names = {name for pair in PAIRS for name in pair} | set(PIPELINE[:2])
+    return {name: model_features(name, X_pre, y_pre, X_task)[0] for name in names}, y_task
+
+
+def dimension_rows(official, feats, seeds) -> list[list[object]]:
+    import torch
+
+    rows = []
+    for weak, strong in PAIRS:
+        Fw, Fs = feats[weak], feats[strong]
+        tw, ts = (torch.tensor(F, dtype=torch.float32) for F in (Fw, Fs))  # as its features
+
+        def ours(Fw=Fw, Fs=Fs):
+            d_w, d_s = intrinsic_dimension(Fw, FRACTION), intrinsic_dimension(Fs, FRACTION)
+            out = []
+            for seed in range(seeds):
+                Ms, Mw = match_feature_dim(Fs, Fw, seed=seed)
+                Vs, Vw = principal_subspace(Ms, d_s), principal_subspace(Mw, d_w)
+                out.append(correlation_dimension(Vs, Vw))
+            return d_w, d_s, out
+
+        def theirs(tw=tw, ts=ts):
+            d_w = int(official["get_intrinsic_dim"](tw, FRACTION))
+            d_s = int(official["get_intrinsic_dim"](ts, FRACTION))
+            out = [
+                float(official["get_correlation_dim"](tw, ts, d_w, d_s, seed=seed))
+                for seed in range(seeds)
+            ]
+            return d_w, d_s, out
+
+        t_ours, t_theirs, a, b = interleaved(ours, theirs, 3)
+        free = feature_dimensions(Fs, Fw, FRACTION)[2]
+        rows.append(
+            [
+                f"{weak} -> {strong} ({Fw.shape[1]} / {Fs.shape[1]} features)",
+                t_ours,
+                t_theirs,
+                t_theirs / t_ours,
+                f"{a[0]} / {a[1]}",
+                f"{b[0]} / {b[1]}",
+                "equal" if a[:2] == b[:2] else "DIFFER",
+                float(np.mean(a[2])),
+                float(np.mean(b[2])),
+                float(np.mean(a[2]) / np.mean(b[2])),
+                f"{np.std(a[2], ddof=1):.2g} / {np.std(b[2], ddof=1):.2g}",
+                free,
+            ]
+        )
+        print(table(DIM_HEADER, rows[-1:]), flush=True)
+    return rows
+
+
+def pipeline_rows(official, feats, y, trials) -> list[list[object]]:
+    import torch
+    from sklearn.model_selection import train_test_split
+
+    weak, strong, n, Ns = PIPELINE
+    Fw, Fs, Y = feats[weak], feats[strong], np.eye(5)[y]
+    sim = object.__new__(official["W2S_UTKFace"])  # its __init__ reads files from disk
+    sim.fea_w = torch.tensor(Fw, dtype=torch.float32)
+    sim.fea_s = torch.tensor(Fs, dtype=torch.float32)
+    sim.labels = torch.from_numpy(y)
+    sim.idx_train, sim.idx_test = train_test_split(
+        range(len(y)), test_size=300, random_state=42, shuffle=True
+    )
+
+    def theirs():
+        out = np.array(  # (trials, K, 4): w2s, weak, strong, ceiling per split seed and N
+            [
+                [
+                    sim.run_simulation_(n, N, seed=seed, verbose=False, lr=0.1, history_size=100)[
+                        :4
+                    ]
+                    for N in Ns
+                ]
+                for seed in range(trials)
+            ]
+        )
+        return W2SCurves(
+            N=np.array(Ns),
+            weak=out[:, 0, 1],
+            strong=out[:, 0, 2],
+            w2s=out[:, :, 0],
+            ceiling=out[:, :, 3],
+        )
+
+    def ours():
+        return w2s_linear_probe(Fw, Fs, Y, n, list(Ns), fraction=FRACTION, trials=trials, seed=0)
+
+    t_ours, t_theirs, a, b = interleaved(ours, theirs, 1)
+    rows = []
+    for k, N in enumerate(Ns):
+        for name in ("pgr", "opr"):
+            va, vb = getattr(a, name)[k], getattr(b, name)[k]
+            sa, sb = getattr(a, name + "_se")[k], getattr(b, name + "_se")[k]
+            first = k == 0 and name == "pgr"
+            rows.append(
+                [
+                    f"{weak} -> {strong}, n={n}, N={N}, {trials} splits: {name.upper()}",
+                    t_ours if first else "",
+                    t_theirs if first else "",
+                    t_theirs / t_ours if first else "",
+                    float(va),
+                    float(vb),
+                    float(va - vb),
+                    f"{sa:.2g} / {sb:.2g}",
+                ]
+            )
+    return rows
 
 
 def _fitter():
@@ -114,112 +269,105 @@ def probe_case(trials: int, n: int = 60, Ns=(100, 200, 400)) -> list[object]:
     Ns = list(Ns)
     Fw, Fs, Y, Yt = probe_problem(trials)
     t_loop, _, er_loop = measure(lambda: probe_loop(Fw, Fs, Y, Yt, n, Ns, trials, 5), repeat=1)
-    t_ours, mem, probe = measure(
+    t_ours, _, probe = measure(
         lambda: w2s_linear_probe(Fw, Fs, Y, n, Ns, train_targets=Yt, trials=trials, seed=5),
         repeat=3,
     )
     gap = float(np.max(np.abs(probe.w2s - er_loop)))
-    return [n, "100..400 (3)", trials, t_loop, t_ours, t_loop / t_ours, mem, gap]
+    return [
+        f"naive loop: probe, n={n}, N=100..400, {trials} splits: max abs diff of ER_w2s",
+        t_ours,
+        t_loop,
+        t_loop / t_ours,
+        f"{gap:.1e}",
+    ]
 
 
-def probe_rows(trial_counts) -> list[list[object]]:
-    rows = []
-    for trials in trial_counts:
-        rows.append(probe_case(trials))
-        print(table(PROBE_HEADER, rows[-1:]), flush=True)
-    return rows
+def simulator_case(n, Ns, trials) -> list[object]:
+    t_loop, _, (w2s_loop, _, _) = measure(lambda: naive_loop(n, Ns, trials, 1), repeat=1)
+    t_ours, _, sim = measure(
+        lambda: simulate_w2s(D_S, D_W, D_SW, n, Ns, SIGMA, trials=trials, ambient_dim=D, seed=2),
+        repeat=3,
+    )
+    th = w2s_risks(D_S, D_W, D_SW, n, np.array(Ns), SIGMA).w2s
+    se_loop = w2s_loop.std(0, ddof=1) / np.sqrt(trials)
+    z_between = np.abs(sim.mean("w2s") - w2s_loop.mean(0)) / np.hypot(sim.se("w2s"), se_loop)
+    z_loop = np.abs(w2s_loop.mean(0) - th) / se_loop
+    z_ours = np.abs(sim.mean("w2s") - th) / sim.se("w2s")
+    return [
+        f"naive loop: Gaussian simulator R^{D}, n={n}, N={Ns[0]}..{Ns[-1]} ({len(Ns)}), "
+        f"{trials} trials: max z of ER_w2s (ours vs loop; loop, ours vs closed form)",
+        t_ours,
+        t_loop,
+        t_loop / t_ours,
+        f"{z_between.max():.2f}; {z_loop.max():.2f}, {z_ours.max():.2f}",
+    ]
+
+
+DIM_HEADER = [
+    "weak -> strong",
+    "ours s",
+    "official s",
+    "time ratio (official / ours)",
+    "ours d_w / d_s",
+    "official d_w / d_s",
+    "d_w, d_s",
+    "ours d_sw (official definition)",
+    "official d_sw",
+    "result ratio (ours / official)",
+    "seed spread (std, ours / official)",
+    "ours coordinate-free d_sw",
+]
+PIPE_HEADER = [
+    "setting",
+    "ours s",
+    "official s",
+    "time ratio (official / ours)",
+    "ours",
+    "official",
+    "difference (ours - official)",
+    "standard error (ours / official)",
+]
+LOOP_HEADER = ["setting", "ours s", "loop s", "time ratio (loop / ours)", "agreement"]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true", help="fewer trials")
-    parser.add_argument("--probe-only", action="store_true", help="only the real-feature table")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--official-src", help="checkout of MarCO-COrle0NE/weak-to-strong")
+    parser.add_argument("--quick", action="store_true", help="fewer splits and trials")
+    parser.add_argument("--probe-only", action="store_true", help="no Gaussian-simulator row")
     args = parser.parse_args()
-    name, _ = _fitter()
-    try:
-        from threadpoolctl import threadpool_limits
+    import torch
+    from threadpoolctl import threadpool_limits
 
-        threadpool_limits(1)
-    except ImportError:  # pragma: no cover
-        print("threadpoolctl absent: BLAS threads not pinned")
-    probe = probe_rows([100] if args.quick else [100, 1000])
-    if args.probe_only:
-        print(f"\nanchor: a loop of {name} fits per split and N\n\n{table(PROBE_HEADER, probe)}")
-        return
-    cases = [(100, [1000], 100), (100, [100, 200, 400, 1000, 2000, 4000], 100)]
-    if not args.quick:
-        cases.append((100, [100, 200, 400, 1000, 2000, 4000], 500))
-    rows = []
-    for n, Ns, trials in cases:
-        t_loop, _, (w2s_loop, _, _) = measure(
-            lambda n=n, Ns=Ns, trials=trials: naive_loop(n, Ns, trials, 1), repeat=1
+    threadpool_limits(1)
+    torch.set_num_threads(1)
+    print(f"threads: BLAS 1, torch {torch.get_num_threads()}")
+    if args.official_src:
+        official = load_official(args.official_src)
+        feats, y = features()
+        dims = dimension_rows(official, feats, 3 if args.quick else 5)
+        pipe = pipeline_rows(official, feats, y, 3 if args.quick else 8)
+        print(table(PIPE_HEADER, pipe), flush=True)
+    else:
+        dims = pipe = None
+        print(
+            "No --official-src: the official rows are skipped. Fetch the code with\n"
+            "  git clone https://github.com/MarCO-COrle0NE/weak-to-strong /tmp/anchors/"
+            "w2s_intrinsic\nand pass --official-src /tmp/anchors/w2s_intrinsic (it runs in this "
+            "venv: torch, numpy, scikit-learn, matplotlib)."
         )
-        t_ours, mem, sim = measure(
-            lambda n=n, Ns=Ns, trials=trials: simulate_w2s(
-                D_S, D_W, D_SW, n, Ns, SIGMA, trials=trials, ambient_dim=D, seed=2
-            ),
-            repeat=3,
-        )
-        t_union, _, _ = measure(
-            lambda n=n, Ns=Ns, trials=trials: simulate_w2s(
-                D_S, D_W, D_SW, n, Ns, SIGMA, trials=trials, seed=3
-            ),
-            repeat=3,
-        )
-        th = w2s_risks(D_S, D_W, D_SW, n, np.array(Ns), SIGMA).w2s
-        se_loop = w2s_loop.std(0, ddof=1) / np.sqrt(trials)
-        z_between = np.abs(sim.mean("w2s") - w2s_loop.mean(0)) / np.hypot(sim.se("w2s"), se_loop)
-        rows.append(
-            [
-                n,
-                f"{Ns[0]}" if len(Ns) == 1 else f"{Ns[0]}..{Ns[-1]} ({len(Ns)})",
-                trials,
-                t_loop,
-                t_ours,
-                t_loop / t_ours,
-                t_union,
-                t_loop / t_union,
-                mem,
-                float(z_between.max()),
-                float(np.max(np.abs(w2s_loop.mean(0) - th) / se_loop)),
-                float(np.max(np.abs(sim.mean("w2s") - th) / sim.se("w2s"))),
-            ]
-        )
-        print(table(HEADER, rows[-1:]), flush=True)
-    print(
-        f"\nanchor: a Python loop of {name} fits; D = {D}, d_s = {D_S}, d_w = {D_W}, "
-        f"d_sw = {D_SW}\n"
-    )
-    print(table(HEADER, rows))
-    print(f"\nreal-feature probes, anchor: a loop of {name} fits per split and N\n")
-    print(table(PROBE_HEADER, probe))
+    loop = [probe_case(20 if args.quick else 100)]
+    print(table(LOOP_HEADER, loop[-1:]), flush=True)
+    if not args.probe_only:
+        Ns = [100, 200, 400, 1000, 2000, 4000]
+        loop.append(simulator_case(100, Ns, 30 if args.quick else 100))
+    print()
+    if dims:
+        print(table(DIM_HEADER, dims), end="\n\n")
+        print(table(PIPE_HEADER, pipe), end="\n\n")
+    print(table(LOOP_HEADER, loop))
 
-
-HEADER = [
-    "n",
-    "N",
-    "trials",
-    "loop s",
-    "ours R^120 s",
-    "speed-up",
-    "ours union s",
-    "speed-up",
-    "ours R^120 peak MB",
-    "max z ours vs loop",
-    "max z loop vs theory",
-    "max z ours vs theory",
-]
-
-PROBE_HEADER = [
-    "n",
-    "N",
-    "splits",
-    "loop s",
-    "ours s",
-    "speed-up",
-    "ours peak MB",
-    "max |ER_w2s ours - loop|",
-]
 
 if __name__ == "__main__":
     main()
