@@ -167,3 +167,26 @@ def test_bad_inputs_name_the_argument():
         creativity_score(np.zeros((3, 4)), task)
     with pytest.raises(TypeError, match="task"):
         creativity_score(np.zeros((3, 4), np.int64), "sibling")
+
+
+def test_triangle_checks_follow_the_official_evaluator_on_malformed_answers():
+    # the official check reads a b <sep> b' c <sep> x, overwrites b with b', tests a~b', b'~c,
+    # c~a; its canonical triangle sorts the first vertex of each segment (a, b', x)
+    tri = triangle_task(60, 900, 30, 4, np.random.default_rng(2))
+    adj = tri.structure["adjacency"]
+    a, b, c = next(
+        (i, j, k)
+        for i, j, k in zip(*np.nonzero(adj[:, :, None] & adj[None, :, :]), strict=False)
+        if adj[k, i] and len({i, j, k}) == 3
+    )
+    far = next(v for v in range(60) if not adj[a, v] and v != a)
+    e = lambda *v: tuple(ENTITY0 + x for x in v)  # noqa: E731
+    a_, b_, c_, far_ = e(a, b, c, far)
+    assert is_valid((a_, b_, SEP, b_, c_, SEP, c_, a_), tri)
+    assert is_valid((a_, far_, SEP, b_, c_, SEP, c_, a_), tri)  # b is never tested
+    assert not is_valid((a_, b_, SEP, far_, c_, SEP, c_, a_), tri)  # a~b' is
+    assert is_valid((a_, b_, SEP, b_, c_, SEP), tri)  # the third segment need only exist
+    assert canonical_form((a_, b_, SEP, b_, c_, SEP, far_, a_), "triangle") == canonical_form(
+        (a_, b_, SEP, b_, far_, SEP, far_, a_), "triangle"
+    )
+    assert canonical_form((a_, b_, SEP, b_), "triangle") == (a_, b_, SEP, b_)

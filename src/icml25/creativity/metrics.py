@@ -15,8 +15,11 @@ Validity (the official checks): sibling, ``b1 b2 a`` with ``b1`` a ``b1``-child 
 ``b2``-child of the parent ``a``; circle, ``u v`` segments joined by ``<sep>`` in which every
 node appears exactly twice and that are connected (one cycle, of any length); line, segments in
 which two nodes appear once, the rest twice, connected (one path, of any length); triangle,
-``a b <sep> b' c <sep> x`` with ``a~b``, ``b'~c`` and ``c~a`` edges of the graph (the official
-check reads the first two segments and requires the third to exist).
+``a b <sep> b' c <sep> x`` with ``a~b'``, ``b'~c`` and ``c~a`` edges of the graph (the official
+check parses ``b`` and then overwrites it with ``b'``, so ``b`` is never tested, and it only
+requires a third segment to exist). For memorisation the official canonical triangle sorts the
+first vertex of each of the first three segments, ``a``, ``b'`` and ``x``. On well-formed
+answers (``b = b'``, ``x c`` ... ``c a``) these are the plain triangle checks.
 
 Parsing is a short loop per answer: answers are short and N is at most a few thousand, off the
 decoding hot path.
@@ -102,8 +105,8 @@ def is_valid(answer: tuple[int, ...] | None, task: TaskData) -> bool:
         if not all(0 <= x - ENTITY0 < n for x in (a, b, b2, c)):
             return False
         adj = s["adjacency"]
-        a, b, b2, c = (x - ENTITY0 for x in (a, b, b2, c))
-        return bool(adj[a, b] and adj[b2, c] and adj[c, a])
+        a, b2, c = (x - ENTITY0 for x in (a, b2, c))
+        return bool(adj[a, b2] and adj[b2, c] and adj[c, a])
     edges = _edges(answer, s["n_entities"])
     if edges is None:
         return False
@@ -117,8 +120,10 @@ def is_valid(answer: tuple[int, ...] | None, task: TaskData) -> bool:
 
 def canonical_form(answer: tuple[int, ...] | None, task_name: str) -> tuple[int, ...] | None:
     """The official canonical form: circle and line relabel entities by first appearance
-    (``<sep>`` kept), triangles sort ``a, b, c`` into ``i j <sep> j k <sep> k i`` with
-    ``i < j < k``, sibling answers stay as they are. None for an unparsable answer."""
+    (``<sep>`` kept), triangles sort the first entity of each of the first three segments
+    (``a, b, c`` in ``a b <sep> b c <sep> c a``) into ``i j <sep> j k <sep> k i`` with
+    ``i < j < k`` (an answer with fewer segments, or one without an entity, stays as it is),
+    sibling answers stay as they are. None for an unparsable answer."""
     if answer is None:
         return None
     if task_name in ("circle", "line"):
@@ -134,9 +139,10 @@ def canonical_form(answer: tuple[int, ...] | None, task_name: str) -> tuple[int,
         return tuple(out)
     if task_name == "triangle":
         segs = _segments(answer)
-        if len(segs) != 3 or len(segs[0]) != 2 or len(segs[1]) != 2:
+        firsts = [next((t for t in seg if t >= ENTITY0), None) for seg in segs[:3]]
+        if len(firsts) < 3 or None in firsts:
             return answer
-        i, j, k = sorted((segs[0][0], segs[1][0], segs[1][1]))
+        i, j, k = sorted(firsts)
         return (i, j, SEP, j, k, SEP, k, i)
     return answer
 
