@@ -20,6 +20,7 @@ from icml25.collabllm import (
     multiturn_aware_reward,
     step,
 )
+from icml25.collabllm.agents import _json_object
 from icml25.common.llm import Endpoint, LLMClient
 from icml25.common.openai_stub import StubResponse, StubServer
 from icml25.lab import runner
@@ -180,3 +181,28 @@ def test_reproduction_keeps_its_cells_when_the_model_fails(tmp_path, monkeypatch
     assert m["llm_llm_policy_turns"] == 2.0  # the other chats are measured as before
     assert m["llm_multiturn_policy_model_errors"] > 0
     assert m["llm_reward_model_errors"] > 0 and m["llm_reward_states"] == 6
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"thought": "I want the median", "response": "The median."}',
+        'Sure.\n```json\n{"thought": "I want the median", "response": "The median."}\n```',
+        "{'thought': 'I want the median', 'response': 'The median.'}",
+        '{"thought": "I want the median", "response": "The median.",}',
+        '{"thought": "a } in my thought", "response": "The median."}',
+        '{"thought": "x", "response": "The median."} {"response": "other"}',
+    ],
+)
+def test_user_reply_is_its_response_field_not_its_thought(reply):
+    """Near-JSON replies (Python quotes, a trailing comma, a brace inside a string) are read as
+    objects, so the user's ``thought`` never becomes its message."""
+    user = LLMUser(LLMClient.scripted(lambda m, p: reply))
+    text, _ = user.reply(Conversation.open(TASK), 0, np.random.default_rng(0))
+    assert text == "The median."
+
+
+def test_json_object_without_an_object():
+    assert _json_object("no braces here") is None
+    assert _json_object("{not: a dict, nor json") is None
+    assert _json_object("[1, 2] {'a': 1}") == {"a": 1}

@@ -10,6 +10,7 @@ the option of the asked slot whose words it contains.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 
@@ -51,17 +52,32 @@ def _history(conv: Conversation) -> str:
 
 
 def _json_object(text: str) -> dict | None:
-    """The first JSON object in ``text`` (models wrap it in prose or code fences), or None."""
+    """The first JSON object in ``text`` (models wrap it in prose or code fences), or None.
+
+    A brace inside a string does not count (``json.JSONDecoder.raw_decode`` reads from each
+    ``{``); an object that is not JSON but a Python literal (single quotes, a trailing comma) is
+    read with ``ast.literal_eval``. Without the second reading, such a reply would be taken whole
+    as the user's message, its ``thought`` included."""
+    decoder = json.JSONDecoder()
     for match in re.finditer(r"\{", text):
-        depth = 0
-        for end in range(match.start(), len(text)):
-            depth += {"{": 1, "}": -1}.get(text[end], 0)
-            if depth == 0:
-                try:
-                    value = json.loads(text[match.start() : end + 1])
-                except json.JSONDecodeError:
-                    break
-                return value if isinstance(value, dict) else None
+        try:
+            value = decoder.raw_decode(text, match.start())[0]
+        except json.JSONDecodeError:
+            value = _python_dict(text, match.start())
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def _python_dict(text: str, start: int) -> dict | None:
+    """The shortest span of ``text`` from ``start`` to a ``}`` that is a Python dict literal."""
+    for end in (m.end() for m in re.finditer(r"\}", text[start:])):
+        try:
+            value = ast.literal_eval(text[start : start + end])
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if isinstance(value, dict):
+            return value
     return None
 
 
