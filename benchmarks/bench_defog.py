@@ -9,9 +9,9 @@ V.U.N.) against ours on the same graph lists; times interleaved. ``graph_tool`` 
 replaced by an empty stand-in package so that ``spectre_utils`` imports (only its SBM test uses
 it, not run here).
 
-``--knobs``: one model is trained (the reproduction's default-scale setup: 200 graphs of one family, 16
-nodes for trees and planar graphs, a 3-layer graph transformer), then sampled without
-retraining by:
+``--knobs``: one model is trained (the reproduction's default-scale setup: 200 graphs of one
+family, 16 nodes for trees and planar graphs, a 3-layer graph transformer), then sampled
+without retraining by:
 
 - ``default``: identity time, eta = omega = 0 (plain R*), at 50 and at 500 steps (the anchor a
   user would otherwise pick: many small steps);
