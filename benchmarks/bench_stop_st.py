@@ -1,6 +1,17 @@
-"""stop_st: training and inference throughput of STOP against the baselines, and the cost of
-one training step as the number of nodes grows (STOP's context units are linear in nodes; the
-GCN's dense graph convolution is quadratic).
+"""stop_st: our STOP against the official STOP network on the same data and training, then
+(``--throughput``) training and inference throughput of STOP against the baselines, and the
+cost of one training step as the number of nodes grows (STOP's context units are linear in
+nodes; the GCN's dense graph convolution is quadratic).
+
+Anchor: the official network (PoorOtterBob/STOP, ``LargeST/src/models/stop.py``, a checkout
+outside this repository given by ``--official-src``; its code is never copied here) is wrapped
+behind our models' interface and trained by our training loop (Adam 2e-3, weight decay 1e-5,
+clip 5, MAE, 20 epochs, best validation epoch), as plain STOP without perturbation and robust
+loss (the public code has neither), at the reproduction's default sizes and data: replicate r
+of the default run, seed r, the training nodes of the first 28 days; test MAE on the test
+nodes (10% of the training nodes removed, 10% new ones) in the held-out days of the same
+period and in the shifted period. Its own training engine needs LargeST's data loaders, so it
+is not used. Without ``--official-src`` only ours runs.
 
 Part 1, the reproduction's sizes (100 nodes, input 12, horizon 12, batch 32): milliseconds per
 training step and per inference batch, and node-windows per second, for STOP with perturbation
@@ -12,23 +23,30 @@ subprocess; the peak ``VmHWM`` is reset through ``/proc/self/clear_refs``, so Li
 for STOP (plain) and the GCN on a random geometric graph whose radius shrinks as 1/sqrt(N)
 (mean degree about 13, as in the reproduction).
 
-    python benchmarks/bench_stop_st.py            # one torch thread
+    python benchmarks/bench_stop_st.py --official-src /tmp/anchors/stop_st   # one thread
+    python benchmarks/bench_stop_st.py --quick ...        # one replicate
+    python benchmarks/bench_stop_st.py --throughput       # the throughput and scaling tables
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
 import json
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
 from harness import table  # noqa: E402
 
 from icml25.stop_st import MODELS, ModelConfig, TrainConfig  # noqa: E402
+from icml25.stop_st.reproduce import SCALES, _data, make_forecaster  # noqa: E402
 from icml25.stop_st.training import MessagePerturbation, robust_loss  # noqa: E402
 
 CFG = ModelConfig()  # the reproduction's sizes
@@ -152,6 +170,123 @@ def scaling() -> None:
     print(table(HEADER, rows))
 
 
+class OfficialSTOP(torch.nn.Module):
+    """The official STOP network (``LargeST/src/models/stop.py``: ``MLP`` backbone + ``STOP``
+    with ``Core_Adaptive``, ``extra_type=1, same=0``) behind our models' interface: ``x``
+    (B, L, N) and the time-of-day index ``tod`` (B,) -> (B, H, N). Its input is the official
+    ``history_data`` (B, L, N, 3): value, time of day as a fraction (read at the last step), day
+    of week (0: the simulated series has no weekly cycle). Its backbone always adds a day-of-week
+    embedding; to keep the hidden width of ours (``model_dim + tod_dim``, so the same layer
+    sizes), its two time embeddings get ``tod_dim / 2`` each (``prompt_dim``)."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        from src.models.stop import MLP, STOP  # noqa: PLC0415  (the official code)
+
+        self.cfg = cfg
+        hidden = cfg.model_dim + 2 * (cfg.tod_dim // 2)
+        with contextlib.redirect_stdout(io.StringIO()):  # it prints its settings
+            base = MLP(
+                input_dim=3,
+                output_dim=1,
+                seq_len=cfg.input_len,
+                horizon=cfg.horizon,
+                num_layer=cfg.num_layer,
+                model_dim=cfg.model_dim,
+                prompt_dim=cfg.tod_dim // 2,
+                tod_size=cfg.steps_per_day,
+                kernel_size=cfg.kernel_size,
+            )
+            args = {"extra_type": 1, "same": 0, "hid_dim": cfg.hid_dim, "horizon": cfg.horizon}
+            self.net = STOP(
+                input_dim=3,
+                output_dim=1,
+                seq_len=cfg.input_len,
+                horizon=cfg.horizon,
+                model_args=args,
+                stmodel=base,
+                dim=[hidden, hidden],
+                core=cfg.cores,
+                ssie_dim=None,
+                head=cfg.heads,
+            )
+
+    def forward(self, x: torch.Tensor, tod: torch.Tensor, **_) -> torch.Tensor:
+        B, L, N = x.shape
+        frac = ((tod.float() + 0.5) / self.cfg.steps_per_day)[:, None, None].expand(B, L, N)
+        history = torch.stack([x, frac, torch.zeros_like(x)], dim=-1)  # (B, L, N, 3)
+        return self.net(history).squeeze(-1)  # (B, H, N)
+
+
+def anchor(replicates: int, official_src: str | None) -> str:
+    """Plain STOP (ours) and the official network, trained by the same loop on the same data
+    (the reproduction's default cell, replicate r, seed r): training seconds and test MAE."""
+    if official_src:
+        sys.path.insert(0, str(Path(official_src) / "LargeST"))
+        MODELS["official_stop"] = OfficialSTOP  # only in this process
+    config = SCALES["default"]
+    rows, got = [], {k: ([], []) for k in ("id", "shift")}
+    t_all = ([], [])
+    for r in range(replicates):
+        periods, split = _data(config, r)
+        t_train = config.train_days * config.steps_per_day
+        graph = periods.graph
+        fitted, seconds = [], []
+        for name in ("stop", "official_stop"):
+            if name == "official_stop" and not official_src:
+                break
+            f = make_forecaster(config, "stop_plain", r)  # plain: no perturbation, robust loss
+            f.model_name = name
+            begin = time.perf_counter()
+            f.fit(periods.base[:t_train, split.train], graph.subgraph(split.train))
+            seconds.append(time.perf_counter() - begin)
+            fitted.append(f)
+        t_all[0].append(seconds[0])
+        t_all[1].append(seconds[-1] if official_src else float("nan"))
+        for period, (series, start) in {
+            "id": (periods.base[t_train:], t_train),
+            "shift": (periods.shifted, periods.shifted_start),
+        }.items():
+            maes = []
+            for f in fitted:
+                pred, truth = f.rolling(series[:, split.test], None, start)
+                maes.append(float(np.abs(pred - truth).mean()))
+            got[period][0].append(maes[0])
+            got[period][1].append(maes[-1] if official_src else float("nan"))
+    t_ours, t_off = float(np.mean(t_all[0])), float(np.mean(t_all[1]))
+    for period, label in (("id", "in distribution"), ("shift", "shifted period")):
+        a, b = np.array(got[period][0]), np.array(got[period][1])
+        rows.append(
+            [
+                f"test-node MAE, {label}",
+                replicates,
+                t_ours,
+                t_off,
+                t_off / t_ours,
+                float(a.mean()),
+                float(b.mean()),
+                float(a.mean() / b.mean()),
+                float(a.std()),
+                float(b.std()),
+            ]
+        )
+    return table(ANCHOR_HEADER, rows)
+
+
+ANCHOR_HEADER = [
+    "setting",
+    "replicates",
+    "ours train s",
+    "official train s",
+    "time ratio (official / ours)",
+    "ours MAE",
+    "official MAE",
+    "MAE ratio (ours / official)",
+    "ours seed sd",
+    "official seed sd",
+]
+
+
 HEADER = [
     "nodes",
     "STOP s",
@@ -166,5 +301,20 @@ if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--one":
         print(json.dumps(one_size(sys.argv[2], int(sys.argv[3]))))
     else:
-        throughput()
-        scaling()
+        parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+        parser.add_argument("--official-src", help="a checkout of PoorOtterBob/STOP")
+        parser.add_argument("--quick", action="store_true", help="one replicate")
+        parser.add_argument("--throughput", action="store_true", help="the other tables")
+        args = parser.parse_args()
+        if args.throughput:
+            throughput()
+            scaling()
+        else:
+            if not args.official_src:
+                print(
+                    "no --official-src: the official columns are NaN; fetch PoorOtterBob/STOP"
+                    " (github) into a folder outside this repository and pass its path",
+                    flush=True,
+                )
+            print(f"threads: {torch.get_num_threads()}")
+            print(anchor(1 if args.quick else 3, args.official_src))
