@@ -20,6 +20,7 @@ Times are CPU seconds of this process (one thread), repeats interleaved (best of
 
     python benchmarks/bench_lrnn_dynamics.py            # about 2 minutes alone
     python benchmarks/bench_lrnn_dynamics.py --quick    # without N = 256
+    python benchmarks/bench_lrnn_dynamics.py --steps 2000    # the same steps for every size
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ def interleaved(fns: dict, seeds: int) -> tuple[dict, dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="without N = 256")
+    parser.add_argument("--steps", type=int, help="steps for every size (default: per size)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     print(f"threads: OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, torch 1")
@@ -121,6 +123,7 @@ def main() -> None:
     torch_exact(warm, task(6), 5), torch_sampled(warm, task(6), 5)  # torch's first-call costs
     rows = []
     for N, T, steps, seeds in SIZES[:-1] if args.quick else SIZES:
+        steps = args.steps or steps
         S = task(T)
         net = init_random(4, 4, N, 0.1, seed=0)
         best, results = interleaved(
