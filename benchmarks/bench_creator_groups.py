@@ -1,4 +1,16 @@
-"""creator_groups: our vectorised game code against what a user would otherwise write.
+"""creator_groups: our vectorised game code against the field's library and what a user would write.
+
+No official code (none released). Anchor: Gambit (``pygambit``, the game-theory library), its
+``nash.enumpure_solve`` on the same game: the group game with each group as one player whose
+strategies are the group's joint contents and whose payoff is the group's summed reward ``U_G``
+(so its pure Nash equilibria are exactly the group PNE; groups of 1 are the plain PNE). The
+payoff tables are computed once with our :func:`creator_rewards` on every profile and handed to
+Gambit (``from_arrays``) in a subprocess (``--gambit-python``, a venv with pygambit, kept out
+of our environment); Gambit's time is building the game and the search, ours is
+:func:`brute_force_equilibria` including the rewards. Agreement: the same PNE set.
+Without ``--gambit-python`` those rows are skipped.
+
+Extra (naive, not anchors):
 
 1. Group PNE enumeration on small discrete instances (relevance uniform in [0, 1], 3 users,
    beta = 0.1, K = 2, engagement rewards):
@@ -20,13 +32,18 @@
    sweeps) against enumerating every profile with ``brute_force_equilibria`` and taking a PNE.
    Agreement: Self-Greedy's profile is in the brute force's PNE set.
 
-    python benchmarks/bench_creator_groups.py
+    python benchmarks/bench_creator_groups.py --gambit-python /tmp/anchors/venv-libs/bin/python
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
+import json
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from harness import measure, table  # noqa: E402
 
 from icml25.creator_groups import (  # noqa: E402
+    all_profiles,
     brute_force_equilibria,
     creator_rewards,
     equal_groups,
@@ -47,6 +65,67 @@ from icml25.creator_groups import (  # noqa: E402
 PNE_SIZES = [(3, 3, 1), (3, 3, 3), (4, 3, 2), (4, 4, 1), (4, 4, 2)]  # (n, q, group size)
 GREEDY_SIZES = [4, 6, 8, 10]  # n creators, groups of 2, q = 3
 MATCH_SIZES = [(100, 1000, 5), (1000, 10000, 10), (2000, 20000, 50)]  # (n, m, K)
+
+
+GAMBIT_SIZES = [(3, 3, 1), (4, 3, 2), (4, 4, 1), (6, 3, 1), (6, 3, 2), (8, 3, 2)]
+GAMBIT = r"""
+import json, sys, time
+import numpy as np
+import pygambit as gbt
+d = np.load(sys.argv[1])
+out = {"version": gbt.__version__, "runs": []}
+for key in sorted(k for k in d.files if k.startswith("U")):
+    U = d[key]  # (G, s, ..., s) each group's payoff over the groups' joint strategies
+    t0 = time.perf_counter()
+    game = getattr(gbt, "StrategicGame", gbt.Game).from_arrays(*list(U))  # 17.0: StrategicGame
+    t1 = time.perf_counter()
+    result = gbt.nash.enumpure_solve(game)
+    seconds, solve = time.perf_counter() - t0, time.perf_counter() - t1
+    pne = []
+    for eq in result.equilibria:
+        probs = [[float(v[1] if isinstance(v, tuple) else v) for v in eq[player]]
+                 for player in game.players]  # 17.0 yields (strategy, probability) pairs
+        pne.append([int(np.argmax(row)) for row in probs])
+    out["runs"].append([key, seconds, solve, pne])
+json.dump(out, open(sys.argv[2], "w"))
+"""
+
+
+def gambit_rows(python: str) -> list[list]:
+    """Group PNE by Gambit's enumpure_solve on the group game against ours (see the module)."""
+    folder = Path(tempfile.mkdtemp(prefix="bench_creator_groups_"))
+    games, ours = {}, {}
+    for i, (n, q, size) in enumerate(GAMBIT_SIZES):
+        rng = np.random.default_rng(n * 10 + q)
+        R, p = rng.random((q, 3)), rng.dirichlet(np.ones(3))
+        groups = equal_groups(n, size)
+        t_ours, _, eq = measure(
+            lambda: brute_force_equilibria(R, p, n, 2, 0.1, groups, "engagement")  # noqa: B023
+        )
+        u = creator_rewards(R[all_profiles(n, q)], p, 2, 0.1, "engagement")  # (q^n, n)
+        U = u @ (groups[:, None] == np.arange(groups.max() + 1))  # (q^n, G), groups consecutive
+        G, s = U.shape[1], q**size
+        games[f"U{i}"] = U.T.reshape((G,) + (s,) * G)
+        ours[f"U{i}"] = (n, q, size, t_ours, eq.is_pne)
+    np.savez(folder / "games.npz", **games)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    cmd = [python, "-c", GAMBIT, str(folder / "games.npz"), str(folder / "out.json")]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if run.returncode:
+        raise RuntimeError(f"pygambit failed:\n{run.stderr[-3000:]}")
+    out = json.loads((folder / "out.json").read_text())
+    rows = []
+    for key, seconds, solve, pne in out["runs"]:
+        n, q, size, t_ours, is_pne = ours[key]
+        G = -(-n // size)
+        theirs = np.zeros(q**n, dtype=bool)
+        for joint in pne:  # group strategies -> flat profile index (C order, consecutive groups)
+            theirs[np.ravel_multi_index(tuple(joint), (q**size,) * G)] = True
+        rows.append([n, q, size, q**n, t_ours, seconds, solve, seconds / t_ours, int(is_pne.sum()),
+                     len(pne), int(is_pne.sum()) - len(pne),
+                     bool(np.array_equal(theirs, is_pne))])  # fmt: skip
+    print(f"pygambit {out['version']}")
+    return rows
 
 
 def naive_pne(R, p, n, K, beta, groups, reward):
@@ -76,7 +155,19 @@ def torch_welfare(sigma: torch.Tensor, p: torch.Tensor, K: int, beta: float) -> 
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--gambit-python", default=None, help="a venv with pygambit")
+    args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.gambit_python:
+        header = ["n", "q", "group size", "profiles", "ours s", "gambit s", "of it enumpure s",
+                  "time ratio (gambit/ours)", "ours PNE", "gambit PNE",
+                  "PNE difference (ours - gambit)", "same PNE set"]  # fmt: skip
+        print(table(header, gambit_rows(args.gambit_python)), flush=True)
+        print()
+    else:
+        print("No --gambit-python: skipping the Gambit rows (make a venv with "
+              "`pip install pygambit` and pass its python).")  # fmt: skip
     rows = []
     for n, q, size in PNE_SIZES:
         rng = np.random.default_rng(n * 10 + q)
