@@ -1,6 +1,6 @@
 """ipd_pavlov: against the official notebook's loop (QB3/cooperation-prisoners-dilemma,
-``coop_rl_self_play_tabular_qlearning.ipynb``), and deep Q-learning against the official code's
-way re-written in torch tensors.
+``coop_rl_self_play_tabular_qlearning.ipynb``), and deep Q-learning against the official DQN code
+(small size) and its way re-written in torch tensors (the reproduction's size).
 
 Tabular anchor: the notebook's own cells, read from ``--official-src`` at run time and executed
 as they are (never copied here): cell 2 (the rewards), cell 4 (``Q0``), and the self-play loop of
@@ -19,11 +19,15 @@ choice (README, "The method"). The row "naive loop (own view)" is our scalar re-
 notebook's loop with that one line changed; it is not an anchor, it shows that the view alone
 makes the difference.
 
-Deep: the official code (``src/``: hydra, wandb, gym) is not run; the anchor is its way re-written
-here in torch tensors (every game played and every transition stored, one forward pass per
-sampled transition), against ours (``deep_self_play``, counts per state and per transition).
+Deep: the official code (``src/``, which imports hydra, wandb and gym) runs in its own venv
+(``--official-python``), driven through its API (``IPD``, ``DQNAgent``, ``RandomAgent``,
+``run_dqn``) by the short driver ``DQN_DRIVER`` with ``run_quentin.sh``'s settings, at 40
+iterations (about 0.8 CPU s an iteration); at 400 iterations the anchor is its way re-written here
+in torch tensors (every game played and every transition stored, one forward pass per sampled
+transition). Ours: ``deep_self_play`` (counts per state and per transition).
 
-    python benchmarks/bench_ipd_pavlov.py --official-src /tmp/anchors/ipd_pavlov
+    python benchmarks/bench_ipd_pavlov.py --official-src /tmp/anchors/ipd_pavlov \\
+        --official-python /tmp/anchors/venv-ipd_pavlov/bin/python
     python benchmarks/bench_ipd_pavlov.py --official-src ... --quick     # tabular only
 """
 
@@ -32,7 +36,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -288,10 +294,94 @@ def deep(seeds: int = 2) -> str:
     return table(header, rows)
 
 
+DQN_DRIVER = """
+import json, random, sys, time
+import numpy as np
+import torch
+
+root, seed, iterations, pretrain, games, out = sys.argv[1:7]
+seed, iterations, pretrain, games = int(seed), int(iterations), int(pretrain), int(games)
+sys.path.insert(0, root)
+from src.agents import DQNAgent, RandomAgent
+from src.algos import run_dqn
+from src.ipd import IPD
+
+torch.set_num_threads(1)
+random.seed(seed); np.random.seed(seed); torch.manual_seed(seed)  # as its run.py seeds
+agent_config = dict(num_actions=2, in_size=4, out_size=2, hidden_size=32, capacity=1_000_000,
+                    gamma=0.8, epsilon=0.1, decay_eps=True, eps_start=0.5, eps_end=0.01,
+                    eps_decay=600, optim_type="sgd", loss_type="huber")
+optim_config = {"lr": 0.004, "momentum": 0.9, "weight_decay": 0}  # its SGD takes no momentum
+begin = time.process_time()
+env = IPD("cpu", games, True)  # use_ipd_g_param: payoffs [[0, -3], [1, -2]], action 0 = C
+agent = DQNAgent(**agent_config, optim_config=optim_config, device="cpu", batch_size=games)
+run_dqn(env, agent, RandomAgent(2, "cpu", games), "cpu", games, num_iters=pretrain, tau=0.01,
+        enable_wandb=False)
+agent.steps_done = 0
+run_dqn(env, agent, agent, "cpu", games, num_iters=iterations, tau=0.01, enable_wandb=False,
+        do_self_play=True)
+seconds = time.process_time() - begin
+states = torch.tensor([[0, 1, 0, 1], [0, 1, 1, 0], [1, 0, 0, 1], [1, 0, 1, 0]], dtype=torch.float)
+q = agent.q_net(states).detach().numpy()  # DD, DC, CD, CC (own first); its action 0 is C
+json.dump({"gap": (q[:, 0] - q[:, 1]).tolist(), "seconds": seconds}, open(out, "w"))
+"""
+
+
+def official_deep(src: Path, python: str, seeds: int = 2) -> str:
+    """The official DQN (``src/``: ``DQNAgent``, ``RandomAgent``, ``IPD``, ``run_dqn``) driven
+    through its API in its own venv, with ``run_quentin.sh``'s settings, wandb off; against
+    ours at the same settings. 10 pretraining and 30 self-play iterations: its per-transition
+    Python lists cost about 0.8 CPU s an iteration with 16384 games."""
+    iterations, pretrain, games = 30, 10, 16_384
+    kwargs = {"iterations": iterations, "pretrain_iterations": pretrain, "games": games}
+    ours, theirs, t_ours, t_theirs = [], [], float("inf"), float("inf")
+    for seed in range(seeds):
+        begin = time.process_time()
+        ours.append(deep_self_play(**kwargs, seed=seed)["q_gap"][-1])
+        t_ours = min(t_ours, time.process_time() - begin)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "out.json"
+            args = [str(src), str(seed), str(iterations), str(pretrain), str(games), str(out)]
+            env = {**os.environ, "OMP_NUM_THREADS": "1", "WANDB_MODE": "disabled"}
+            subprocess.run(
+                [python, "-c", DQN_DRIVER, *args], env=env, check=True, capture_output=True
+            )
+            result = json.loads(out.read_text())
+        theirs.append(np.array(result["gap"]))
+        t_theirs = min(t_theirs, result["seconds"])
+    ours, theirs = np.stack(ours), np.stack(theirs)  # (seeds, 4)
+    rows = [
+        [
+            f"{iterations + pretrain} iterations, {games} games",
+            t_ours,
+            t_theirs,
+            t_theirs / t_ours,
+            np.array2string(ours.mean(0), precision=3, separator=", "),
+            np.array2string(theirs.mean(0), precision=3, separator=", "),
+            np.array2string(ours.mean(0) - theirs.mean(0), precision=3, separator=", "),
+            f"{ours.std(0).max():.3f} / {theirs.std(0).max():.3f} ({seeds} seeds)",
+        ]
+    ]
+    header = [
+        "setting",
+        "ours CPU s",
+        "official CPU s",
+        "time ratio",
+        "ours Q(s,C)-Q(s,D)",
+        "official Q(s,C)-Q(s,D)",
+        "difference",
+        "seed spread (max std over states, ours / official)",
+    ]
+    return table(header, rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--official-src", type=Path, help="checkout of QB3/cooperation-prisoners-dilemma"
+    )
+    parser.add_argument(
+        "--official-python", help="python with hydra-core, wandb, gym, torch: the official DQN"
     )
     parser.add_argument("--quick", action="store_true", help="tabular rows only")
     args = parser.parse_args()
@@ -299,7 +389,15 @@ def main() -> None:
     print(tabular(args.official_src))
     if not args.quick:
         print()
-        print(deep())
+        print(deep(), flush=True)
+        if args.official_src and args.official_python:
+            print()
+            print(official_deep(args.official_src, args.official_python))
+        else:
+            print(
+                "official DQN row skipped: pass --official-src and --official-python (a venv "
+                "with torch, hydra-core, omegaconf, wandb, gym, tqdm)"
+            )
 
 
 if __name__ == "__main__":
