@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -151,12 +152,96 @@ def speed(ns) -> str:
     return table(header, rows)
 
 
-def scale(ns) -> str:
+def scale(ns, threads=(1, 2)) -> str:
+    """Gaussian -> Gaussian at each n, once per torch thread count, each run in a fresh
+    process (so that its peak RSS is its own): wall time, peak RSS, cost / closed-form W2^2."""
     rows = []
     for n in ns:
-        run = _timed_in_fresh_interpreter("gaussians", n, 0)
-        rows.append([n, run["seconds"], run["peak_rss_mb"], run["cost"] / GAUSSIAN_W2_SQUARED])
-    return table(["n", "wall s", "peak RSS MB", "cost / W2^2 (closed form)"], rows)
+        row = [n]
+        for t in threads:
+            run = _timed_in_fresh_interpreter("gaussians", n, 0, threads=t)
+            row += [run["seconds"], run["peak_rss_mb"] / 1024]
+            print(n, t, run, flush=True)  # a long table: rows as they come
+        rows.append(row + [run["cost"] / GAUSSIAN_W2_SQUARED])
+    header = ["n"]
+    for t in threads:
+        header += [f"{t} thread{'s' * (t > 1)}: wall s", "peak RSS GB"]
+    return table(header + ["cost / W2^2 (closed form)"], rows)
+
+
+def _on_dask(n: int, workers: int, seed: int = 0) -> dict:
+    """One HiRef run with a ``LocalCluster`` of ``workers`` one-thread worker processes (the
+    cluster's start-up not timed; this process keeps torch's default threads): wall seconds,
+    the driver's and each worker's peak RSS, the bytes shipped, the per-level seconds."""
+    import hashlib  # noqa: PLC0415
+
+    from distributed import Client, LocalCluster  # noqa: PLC0415
+
+    from icml25.hiref.reproduce import peak_rss_mb  # noqa: PLC0415
+
+    X, Y = sample("gaussians", n, seed)
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) as cluster,
+        Client(cluster) as client,
+    ):
+        begin = time.perf_counter()
+        perm, info = hiref(X, Y, seed=seed, log=True, client=client)
+        seconds = time.perf_counter() - begin
+        worker_rss = list(client.run(peak_rss_mb).values())
+    return {
+        "seconds": seconds,
+        "driver_threads": torch.get_num_threads(),
+        "driver_rss_mb": peak_rss_mb(),
+        "worker_rss_mb": worker_rss,
+        "shipped_mb": (X.nbytes + Y.nbytes) / 2**20,  # every row once, float64
+        "dask_depth": info["dask_depth"],
+        "dask_seconds": info["dask_seconds"],
+        "levels": [(lv["blocks"], lv["seconds"]) for lv in info["levels"]],
+        "leaf_seconds": info["leaf_seconds"],
+        "cost": info["cost"],
+        "perm_sha1": hashlib.sha1(np.ascontiguousarray(perm).tobytes()).hexdigest(),
+    }
+
+
+def dask_rows(ns, threads: int, workers: int = 2) -> str:
+    """HiRef on ``workers`` local one-thread Dask workers against one process on ``threads``
+    torch threads, both in fresh processes, Gaussians; same permutation (sha1) or not."""
+    rows = []
+    for n in ns:
+        alone = _timed_in_fresh_interpreter("gaussians", n, 0, threads=threads)
+        done = subprocess.run(
+            [sys.executable, __file__, "--dask-run", str(n), str(workers)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        dask = json.loads(done.stdout.strip().splitlines()[-1])
+        print(n, alone, dask, flush=True)
+        rows.append(
+            [
+                n,
+                alone["seconds"],
+                alone["peak_rss_mb"] / 1024,
+                dask["seconds"],
+                dask["driver_rss_mb"] / 1024,
+                max(dask["worker_rss_mb"]) / 1024,
+                dask["shipped_mb"],
+                dask["dask_depth"],
+                alone["perm_sha1"] == dask["perm_sha1"],
+                dask["cost"] / GAUSSIAN_W2_SQUARED,
+            ]
+        )
+    header = [
+        "n",
+        f"one process ({threads} threads) s",
+        "its peak RSS GB",
+        f"{workers} Dask workers s",
+        "driver peak RSS GB",
+        "worker peak RSS GB",
+        "shipped MB",
+        "hand-off depth",
+        "same permutation",
+        "cost / W2^2",
+    ]
+    return table(header, rows)
 
 
 def _official_perm(X, Y, schedule, seed) -> tuple[np.ndarray, float]:
@@ -243,11 +328,11 @@ def _partition_cost(X, Y, lx, ly, r) -> float:
 
 def _hard_labels(P: torch.Tensor, r: int) -> np.ndarray:
     """Greedy capacity split (hiref's, the official code's) of a soft assignment P (n, r)."""
-    from icml25.hiref.hiref import _split  # noqa: PLC0415
+    from icml25.hiref.refine import split  # noqa: PLC0415
 
     n = P.shape[0]
-    chunks = _split(
-        torch.arange(n).unsqueeze(0), P.T.float().unsqueeze(0), torch.full((1, r), n // r)
+    chunks = split(
+        torch.arange(n).unsqueeze(0), P.T.float().unsqueeze(0), torch.full((1, r), n // r), n // r
     )
     labels = np.empty(n, dtype=np.int64)
     for z, members in enumerate(chunks.numpy()):
@@ -346,13 +431,19 @@ def main() -> None:
     parser.add_argument("--exact-cache", default=None, help="JSON file caching ot.emd costs")
     parser.add_argument("--only", nargs="*", default=None, help="tables to run")
     parser.add_argument("--skip", nargs="*", default=[], help="tables to skip")
+    parser.add_argument("--dask-run", nargs=2, type=int, help=argparse.SUPPRESS)  # N WORKERS
     args = parser.parse_args()
+    if args.dask_run:  # one run of dask_rows, in its own process
+        print(json.dumps(_on_dask(*args.dask_run)))
+        return
+    default_threads = torch.get_num_threads()
     torch.set_num_threads(1)
     if args.quick:
         sections = {
             "quality": lambda: quality([512, 1024], 2),
             "speed": lambda: speed([1024, 2048]),
             "scale": lambda: scale([2**12, 2**14]),
+            "dask": lambda: dask_rows([2**14], default_threads),
             "euclidean": lambda: euclidean([1024], 2),
         }
     else:
@@ -361,7 +452,8 @@ def main() -> None:
                 args.quality_n, 5, datasets=args.quality_datasets, exact_cache=args.exact_cache
             ),
             "speed": lambda: speed([1024, 4096, 8192]),
-            "scale": lambda: scale([2**14, 2**16, 2**18, 2**20, 10**6]),
+            "scale": lambda: scale([2**k for k in range(14, 23)]),
+            "dask": lambda: dask_rows([2**20, 2**22], default_threads),
             "euclidean": lambda: euclidean([1024, 4096], 5, exact_cache=args.exact_cache),
         }
     sections["schedules"] = lambda: schedules(4096, 2)

@@ -1,7 +1,14 @@
 """Shared test set-up: matplotlib never opens a window, and torch runs on one thread (small
-models on these shared 2-core machines run several times slower with two)."""
+models on these shared 2-core machines run several times slower with two); a Dask cluster
+started from the command line for the tests that need one."""
 
+import contextlib
 import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import matplotlib
 import pytest
@@ -23,3 +30,52 @@ def alive():
         return True
 
     return alive
+
+
+@pytest.fixture(scope="session")
+def dask_cluster(tmp_path_factory: pytest.TempPathFactory):
+    """``with dask_cluster() as address``: a scheduler and two one-thread workers started with
+    the ``dask`` command line, as a user would, stopped (workers first) on leaving."""
+    distributed = pytest.importorskip("distributed")
+
+    def wait_for(condition, seconds: float, what: str) -> None:
+        deadline = time.monotonic() + seconds
+        while not condition():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what} did not happen within {seconds} s")
+            time.sleep(0.05)
+
+    @contextlib.contextmanager
+    def start():
+        folder = tmp_path_factory.mktemp("dask")
+        file = folder / "scheduler.json"
+        dask = str(Path(sys.executable).parent / "dask")
+        quiet = ["--no-dashboard", "--dashboard-address", ":0", "--scheduler-file", str(file)]
+        commands = [
+            [dask, "scheduler", "--port", "0", *quiet],
+            [dask, "worker", "--nworkers", "2", "--nthreads", "1", *quiet],
+        ]
+        processes = []
+        try:
+            for n, command in enumerate(commands):
+                with open(folder / f"{n}.log", "w") as log:  # the process keeps its own copy
+                    processes.append(
+                        subprocess.Popen(command, stdout=log, stderr=log, start_new_session=True)
+                    )
+            scheduler = processes[0]
+            wait_for(lambda: file.exists() or scheduler.poll() is not None, 60, "scheduler file")
+            assert file.exists(), (folder / "0.log").read_text()  # else the scheduler died
+            with distributed.Client(scheduler_file=str(file), timeout=60) as client:
+                client.wait_for_workers(2, timeout=60)
+                address = client.scheduler.address
+            yield address
+        finally:
+            for process in reversed(processes):  # workers first, then the scheduler
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+
+    return start

@@ -11,13 +11,11 @@ from __future__ import annotations
 import importlib
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -206,39 +204,11 @@ def test_loky_stopping_early_leaves_no_worker(tasks, tmp_path, how, alive):
 
 
 @pytest.fixture(scope="module")
-def dask_address(tasks, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A scheduler and two one-thread workers started from the command line, as a user would."""
-    distributed = pytest.importorskip("distributed")
-    folder = tmp_path_factory.mktemp("dask")
-    file = folder / "scheduler.json"
-    dask = str(Path(sys.executable).parent / "dask")
-    quiet = ["--no-dashboard", "--dashboard-address", ":0", "--scheduler-file", str(file)]
-    commands = [
-        [dask, "scheduler", "--port", "0", *quiet],
-        [dask, "worker", "--nworkers", "2", "--nthreads", "1", *quiet],
-    ]
-    processes = []
-    try:
-        for n, command in enumerate(commands):
-            with open(folder / f"{n}.log", "w") as log:  # the process keeps its own copy
-                processes.append(
-                    subprocess.Popen(command, stdout=log, stderr=log, start_new_session=True)
-                )
-        scheduler = processes[0]
-        wait_for(lambda: file.exists() or scheduler.poll() is not None, 60, "the scheduler file")
-        assert file.exists(), (folder / "0.log").read_text()  # else the scheduler died
-        with distributed.Client(scheduler_file=str(file), timeout=60) as client:
-            client.wait_for_workers(2, timeout=60)
-            address = client.scheduler.address
+def dask_address(tasks, dask_cluster) -> Iterator[str]:
+    """A scheduler and two one-thread workers started from the command line, after ``tasks``
+    (whose PYTHONPATH the workers need)."""
+    with dask_cluster() as address:
         yield address
-    finally:
-        for process in reversed(processes):  # workers first, then the scheduler
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
 
 
 def test_dask_at_an_address_shares_each_hosts_cores(tasks, dask_address):

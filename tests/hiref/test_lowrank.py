@@ -15,7 +15,7 @@ from icml25.hiref import (
     sqeuclidean_factors,
 )
 from icml25.hiref.costs import symmetric_factors
-from icml25.hiref.lowrank import _solve
+from icml25.hiref.lowrank import _solve, random_start
 
 
 def factors(n=300, seed=0):
@@ -67,6 +67,24 @@ def test_batched_equals_one_by_one_and_is_seeded():
     assert Qb.shape == (2, 100, 3)
     np.testing.assert_array_equal(Qb, Qb2)
     np.testing.assert_allclose(Qb.sum(-1), 1 / 100, rtol=1e-4)
+
+
+def test_each_problem_of_a_batch_is_solved_as_if_alone():
+    # every problem stops on its own and keeps its own iterates: batched with others (which
+    # stop at other iterations) it gives the same bits as solved alone
+    problems = [factors(120, seed=s) for s in range(3)]
+    A = torch.stack([torch.from_numpy(p[2]).T for p in problems])  # (3, k, m)
+    B = torch.stack([torch.from_numpy(p[3]).T for p in problems])
+    a, g = torch.full((3, 120), 1 / 120), torch.full((3, 4), 0.25)
+    start = random_start(3, 120, 4, torch.Generator().manual_seed(0))
+    options = {"gamma": 1.0, "max_iter": 300, "min_iter": 5, "inner_iter": 5, "tol": 1e-4}
+    Q, R, _, iterations, converged = _solve(A, B, a, a, g, start, **options)
+    assert converged.all() and len(set(iterations.tolist())) > 1  # they stopped apart
+    for i in range(3):
+        one = slice(i, i + 1)
+        Qi, Ri, _, it_i, _ = _solve(A[one], B[one], a[one], a[one], g[one], start[one], **options)
+        assert torch.equal(Qi[0], Q[i]) and torch.equal(Ri[0], R[i])
+        assert int(it_i[0]) == int(iterations[i])
 
 
 def _reference_lowrank_ot(A, B, rank, iters, seed, gamma=1.0, inner=5):
@@ -222,12 +240,12 @@ def _run_solver(A, B, mix, iters, seed=0):
         a,
         a.clone(),
         g,
+        random_start(1, m, 4, torch.Generator().manual_seed(seed), A.dtype),
         gamma=1.0,
         max_iter=iters,
         min_iter=iters,
         inner_iter=5,
         tol=1e-300,
-        generator=torch.Generator().manual_seed(seed),
         mix=mix,
     )
     return Q, R

@@ -17,7 +17,7 @@ import ot
 import torch
 
 from icml25.hiref.costs import check_cost, sqeuclidean_factors
-from icml25.hiref.lowrank import _objective, _solve
+from icml25.hiref.lowrank import _objective, _solve, random_start
 
 __all__ = ["exact_cost", "sinkhorn_plan", "minibatch_ot", "lowrank_coupling_cost"]
 
@@ -74,17 +74,8 @@ def lowrank_coupling_cost(X: np.ndarray, Y: np.ndarray, rank: int, seed: int) ->
     A, B = A.transpose(1, 2).contiguous(), B.transpose(1, 2).contiguous()  # (1, d + 2, n)
     a = torch.full((1, n), 1.0 / n)
     g = torch.full((1, rank), 1.0 / rank)
+    start = random_start(1, n, rank, torch.Generator().manual_seed(seed))  # (1, rank, n)
     Q, R, *_ = _solve(
-        A,
-        B,
-        a,
-        a,
-        g,
-        gamma=1.0,
-        max_iter=200,
-        min_iter=20,
-        inner_iter=5,
-        tol=1e-6,
-        generator=torch.Generator().manual_seed(seed),
+        A, B, a, a, g, start, gamma=1.0, max_iter=200, min_iter=20, inner_iter=5, tol=1e-6
     )
     return float(_objective(A.double(), B.double(), Q.double(), R.double(), g.double())[0])

@@ -29,6 +29,9 @@ factors are in the form ``C = F M G^T`` of ``costs.symmetric_factors``, with ``F
 from the X-block by the same operations as ``G`` from the Y-block, and the subsolver updates
 ``Q`` and ``R`` by the same operations too: identical clouds (``X == Y`` bit for bit) get
 bit-identical splits at every level, hence the identity map and cost 0, on any BLAS.
+
+This module checks the input and runs the parts: ``refine.py`` (the levels and the leaves),
+``distributed.py`` (the levels below a depth as Dask tasks), ``lowrank.py`` (the subsolver).
 """
 
 from __future__ import annotations
@@ -39,22 +42,15 @@ import time
 
 import numpy as np
 import torch
-from scipy.optimize import linear_sum_assignment
 
 from icml25.common.validate import check_int
-from icml25.hiref.costs import (
-    check_cost,
-    factor_error,
-    leaf_costs,
-    pair_costs,
-    symmetric_factors,
-)
-from icml25.hiref.lowrank import _objective, _solve, check_solver_options
-from icml25.hiref.rank_schedule import child_sizes, rank_schedule
+from icml25.hiref.costs import check_cost, pair_costs
+from icml25.hiref.distributed import default_depth, refine_on_dask
+from icml25.hiref.lowrank import check_solver_options
+from icml25.hiref.rank_schedule import rank_schedule
+from icml25.hiref.refine import Problem, refine, solve_leaves
 
 __all__ = ["hiref", "hiref_factored", "transport_cost", "check_point_clouds", "is_permutation"]
-
-_LEAF_CHUNK_ENTRIES = 1 << 22  # leaf entries formed at once, costs or points (32 MB, float64)
 
 
 def check_point_clouds(X, Y) -> tuple[np.ndarray, np.ndarray]:
@@ -107,102 +103,6 @@ def transport_cost(X, Y, perm, cost: str = "sqeuclidean") -> float:
     return float(np.mean(pair_costs(X, Y[perm], cost)))
 
 
-def _gather(points: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
-    """points (n, d), idx (B, m) with -1 padding -> (B, m, d), padding rows zero."""
-    out = points[idx.clamp(min=0)]
-    return out * (idx >= 0).unsqueeze(-1).to(points.dtype)
-
-
-def _split(idx: torch.Tensor, P: torch.Tensor, caps: torch.Tensor) -> torch.Tensor:
-    """Greedy capacity split of every block by its soft assignment, batched.
-
-    idx (B, m) point indices (-1 = padding); P (B, r, m) soft assignment, cluster-major as the
-    subsolver returns it; caps (B, r) child sizes. Cluster z (in order) takes the caps[:, z]
-    points of largest P[:, z, :] not yet taken.
-    Returns the children's indices, (B * r, max cap), -1 padded.
-    """
-    B, r, m = P.shape
-    kmax = int(caps.max())
-    score = P.masked_fill((idx < 0).unsqueeze(1), -math.inf)
-    taken = torch.zeros(B, m, dtype=torch.bool, device=idx.device)
-    rank_in_child = torch.arange(kmax, device=idx.device).unsqueeze(0)  # (1, kmax)
-    children = []
-    for z in range(r):
-        s = score[:, z, :].masked_fill(taken, -math.inf)  # (B, m)
-        top = s.topk(kmax, dim=1, sorted=True).indices  # (B, kmax)
-        valid = rank_in_child < caps[:, z : z + 1]  # (B, kmax)
-        taken |= torch.zeros_like(taken).scatter(1, top, valid)
-        children.append(idx.gather(1, top).masked_fill(~valid, -1))
-    return torch.stack(children, dim=1).reshape(B * r, kmax)
-
-
-def _block_coupling_cost(
-    Xp: torch.Tensor, Yp: torch.Tensor, ix: torch.Tensor, iy: torch.Tensor
-) -> float:
-    """Mean cost of the coupling sending each X-block uniformly onto its Y-block.
-
-    For a block pair of s points: (1/s^2) sum |x - y|^2 = Var(X_b) + Var(Y_b) + |xbar - ybar|^2;
-    returns sum_b (s_b / n) of that, i.e. the transport cost of the level's block coupling.
-    """
-    mask = (ix >= 0).to(Xp.dtype)  # (B, m)
-    sizes = mask.sum(1)  # (B,)
-    Xb, Yb = _gather(Xp, ix), _gather(Yp, iy)  # (B, m, d)
-    xbar = Xb.sum(1) / sizes.unsqueeze(1)
-    ybar = Yb.sum(1) / sizes.unsqueeze(1)
-    var_x = ((Xb - xbar.unsqueeze(1)) ** 2 * mask.unsqueeze(-1)).sum((1, 2)) / sizes
-    var_y = ((Yb - ybar.unsqueeze(1)) ** 2 * mask.unsqueeze(-1)).sum((1, 2)) / sizes
-    per_block = var_x + var_y + ((xbar - ybar) ** 2).sum(1)
-    return float((per_block * sizes).sum() / sizes.sum())
-
-
-def _solve_leaves(ix: np.ndarray, iy: np.ndarray, perm: np.ndarray, leaf_cost):
-    """Exact assignment on every leaf; costs formed a chunk of leaves at a time (float64).
-
-    ix, iy (B, m) leaf indices, -1 padded at the end of a row; writes perm[ix] = iy[assignment].
-    ``leaf_cost(cx, cy, valid)`` gives a chunk's dense costs (c, m, m) (``costs.leaf_costs``
-    for points: the true cost, or one with the same optimal assignments that scipy's solver
-    finishes faster); ``leaf_cost.entries`` is its largest temporary per leaf.
-    """
-    B, m = ix.shape
-    chunk = max(1, _LEAF_CHUNK_ENTRIES // max(1, leaf_cost.entries))
-    sizes = (ix >= 0).sum(1)
-    valid = (ix >= 0)[:, :, None]  # (B, m, 1)
-    for start in range(0, B, chunk):
-        cx, cy = ix[start : start + chunk], iy[start : start + chunk]
-        C = leaf_cost(cx, cy, valid[start : start + chunk])  # (c, m, m)
-        for j in range(len(cx)):
-            s = sizes[start + j]
-            rows, cols = linear_sum_assignment(C[j, :s, :s])
-            perm[cx[j, rows]] = cy[j, cols]
-
-
-def _best_of_restarts(A, Bf, mix, a, g, restarts, gamma, max_iter, min_iter, inner_iter, tol, gen):
-    """The subsolver from ``restarts`` random starts at once (stacked along the batch); each
-    block keeps the start whose coupling has the lowest LR objective. Shapes (cluster-major, as
-    ``lowrank._solve``): A, Bf (B, k, m) with ``C = A^T mix Bf``, mix (k, k); a (B, m); g (B, r);
-    returns Q, R (B, r, m), their LR objectives (B,), iterations, converged.
-    """
-    blocks = A.shape[0]
-    tile = (restarts, 1, 1)
-    Q, R, history, iterations, converged = _solve(
-        A.repeat(tile),
-        Bf.repeat(tile),
-        a.repeat(restarts, 1),
-        a.repeat(restarts, 1),
-        g.repeat(restarts, 1),
-        gamma=gamma,
-        max_iter=max_iter,
-        min_iter=min_iter,
-        inner_iter=inner_iter,
-        tol=tol,
-        generator=gen,
-        mix=mix,
-    )
-    value = _objective(A.repeat(tile), Bf.repeat(tile), Q, R, g.repeat(restarts, 1), mix)
-    best = value.view(restarts, blocks).argmin(0) * blocks + torch.arange(blocks, device=A.device)
-    return Q[best], R[best], value[best], iterations, converged
-
-
 def _check_ranks(ranks, n: int, max_rank: int) -> tuple[int, ...]:
     try:
         ranks = tuple(ranks)
@@ -230,69 +130,63 @@ def _check_options(n, ranks, max_rank, leaf_size, max_depth, solver, restarts):
     return ranks, leaf, solver, check_int("restarts", restarts, minimum=1)
 
 
-def _refine(n, ranks, level_factors, solver, restarts, device, log_level):
-    """Algorithm 1's levels, every block of a level at once; returns the leaves and the log.
-
-    ``level_factors(ix, iy, mask, sizes)`` gives the blocks' cost factors ``C = A mix Bf^T``,
-    A, Bf (B, m, k) with padding rows zero, and ``mix`` (k, k) or None; ``log_level(level, ix,
-    iy)`` adds a level's cost-specific entries. ix, iy (B, m) are -1 padded index blocks.
-    """
-    gamma, max_iter, min_iter, inner_iter, tol, seed = solver
-    generator = torch.Generator().manual_seed(seed)  # draws on the CPU: same on any device
-    ix = torch.arange(n, device=device).unsqueeze(0)  # (1, n): the frontier's X blocks
-    iy = torch.arange(n, device=device).unsqueeze(0)
-    levels, work = [], 0.0
-    for r in ranks:
-        t0 = time.perf_counter()
-        blocks, m = ix.shape
-        mask = ix >= 0  # (B, m)
-        sizes = mask.sum(1)  # (B,)
-        caps = torch.tensor([child_sizes(int(s), r) for s in sizes.tolist()], device=device)
-        A, Bf, mix = level_factors(ix, iy, mask, sizes)
-        k = A.shape[-1]
-        maskf = mask.unsqueeze(-1).to(A.dtype)
-        A = (A * maskf).transpose(1, 2).contiguous()  # (B, k, m): the subsolver's layout
-        Bf = (Bf * maskf).transpose(1, 2).contiguous()
-        a = mask.to(A.dtype) / sizes.unsqueeze(1)  # (B, m)
-        g = caps.to(A.dtype) / sizes.unsqueeze(1)  # (B, r)
-        Q, R, objective, iterations, converged = _best_of_restarts(
-            A, Bf, mix, a, g, restarts, gamma, max_iter, min_iter, inner_iter, tol, generator
-        )
-        ix, iy = _split(ix, Q, caps), _split(iy, R, caps)
-        work += 2.0 * restarts * (iterations + 1) * n * r * (2 * k + 4 * inner_iter + 4)
-        level = {
-            "rank": r,
-            "blocks": blocks,
-            "block_size": m,
-            "iterations": iterations,
-            "converged": converged,
-            "seconds": time.perf_counter() - t0,
-            "lr_objective": float((objective * sizes).sum() / n),
-        }
-        log_level(level, ix, iy)
-        levels.append(level)
-    return ix.cpu().numpy(), iy.cpu().numpy(), levels, work
+def _check_client(client, dask_depth, ranks: tuple[int, ...]):
+    """None, or ``(client, depth, threads)``: the Dask client, the depth of the hand-off, and
+    the worker threads of its cluster."""
+    if client is None:
+        if dask_depth is not None:
+            raise ValueError("dask_depth needs a client (a dask.distributed.Client)")
+        return None
+    if not all(callable(getattr(client, name, None)) for name in ("submit", "scatter")):
+        raise ValueError(f"client must be a dask.distributed.Client or None, got {client!r}")
+    workers = client.scheduler_info()["workers"].values()
+    threads = max(1, sum(w["nthreads"] for w in workers))
+    if dask_depth is None:
+        return client, default_depth(ranks, threads), threads
+    depth = check_int("dask_depth", dask_depth, minimum=0)
+    if depth > len(ranks):
+        raise ValueError(f"dask_depth must be at most the {len(ranks)} levels, got {depth}")
+    return client, depth, threads
 
 
-def _finish(ixn, iyn, n, leaf_cost, levels, work, begin, ranks, leaf, pair_cost, log, device):
-    """Exact leaves, the permutation check, and the output (numpy, or torch on ``device``)."""
+def _run(problem: Problem, n, ranks, leaf, dask, device, begin, pair_cost, lr_scale, cost_scale):
+    """The levels and the leaves, here or (below ``dask``'s depth) on a Dask cluster; the
+    permutation (numpy, or torch on ``device``) and, with ``problem.log``, the log."""
+    index = torch.arange(n, device=device).unsqueeze(0)  # (1, n): the first level's block
+    depth = len(ranks) if dask is None else dask[1]
+    ix, iy, records, work = refine(problem, index, index.clone(), ranks[:depth], device=device)
     t0 = time.perf_counter()
-    perm = np.full(n, -1, dtype=np.int64)
-    _solve_leaves(ixn, iyn, perm, leaf_cost)
-    sizes = (ixn >= 0).sum(1)
-    work += float(np.sum(sizes.astype(np.float64) ** 3))
-    leaf_seconds = time.perf_counter() - t0
+    if dask is None:
+        perm, leaf_work = solve_leaves(problem, ix, iy)
+        work, leaf_seconds, dask_seconds = work + leaf_work, time.perf_counter() - t0, None
+    else:
+        client, depth, threads = dask
+        perm, below, below_work, leaf_seconds = refine_on_dask(
+            client, problem, ix, iy, ranks[depth:], depth, groups=2 * threads
+        )
+        records, work, dask_seconds = records + below, work + below_work, time.perf_counter() - t0
     if not is_permutation(perm, n):  # an invariant of the construction, never expected
         raise RuntimeError("hiref produced a map that is not a permutation; please report")
     out = perm if device is None else torch.from_numpy(perm).to(device)
-    if not log:
+    if not problem.log:
         return out
+    levels = []
+    for record in records:
+        sums = ("lr_sum", "cost_sum", "iteration_sum", "starts")
+        level = {key: value for key, value in record.items() if key not in sums}
+        level["mean_iterations"] = record["iteration_sum"] / record["starts"]
+        level["lr_objective"] = record["lr_sum"] / n * lr_scale
+        if "cost_sum" in record:
+            level["cost"] = record["cost_sum"] / n * cost_scale
+        levels.append(level)
     info = {
         "ranks": tuple(ranks),
         "leaf": int(leaf),
         "levels": levels,
         "leaf_seconds": leaf_seconds,
         "seconds": time.perf_counter() - begin,
+        "dask_depth": None if dask is None else dask[1],
+        "dask_seconds": dask_seconds,
         "work": work,
         "cost": pair_cost(perm),
     }
@@ -317,6 +211,8 @@ def hiref(
     cost_rank: int = 16,
     seed: int = 0,
     log: bool = False,
+    client=None,
+    dask_depth: int | None = None,
 ):
     """Hierarchical Refinement (Halmos et al., ICML 2025, Algorithm 1): a bijection ``X -> Y``.
 
@@ -343,10 +239,21 @@ def hiref(
         exact).
     seed : seeds the subsolver's initialisation; same seed, same output.
     log : also return a dict: ``ranks``, ``leaf``, per-level ``levels`` (rank, blocks, block
-        size, seconds, subsolver iterations, converged, ``lr_objective`` of the chosen low-rank
-        couplings, ``cost`` of the level's block coupling (squared Euclidean only), and for
-        ``"euclidean"`` ``factor_error``, the worst block's relative error of its factors),
-        ``leaf_seconds``, ``seconds``, ``work`` (an operation count), ``cost``.
+        size, seconds, ``iterations`` (the most any block took: each block stops on its own)
+        and ``mean_iterations``, converged (every block), ``lr_objective`` of the chosen
+        low-rank couplings, ``cost`` of the level's block coupling (squared Euclidean only),
+        and for ``"euclidean"`` ``factor_error``, the worst block's relative error of its
+        factors), ``leaf_seconds``, ``seconds``, ``work`` (an operation count), ``cost``,
+        ``dask_depth`` and ``dask_seconds`` (None without a client). Levels solved on Dask
+        report the seconds summed over their tasks.
+    client : a ``dask.distributed.Client``, or None (everything in this process). With a
+        client, the levels from ``dask_depth`` on and the leaves are Dask tasks, one group of
+        blocks each (two groups per worker thread), each group's rows shipped once; each task
+        runs torch with its worker's thread count, on the CPU. Same seed, same permutation as
+        without a client when the driver and the workers run torch with the same number of
+        threads (``distributed.py``).
+    dask_depth : the number of levels solved here before the hand-off; by default the first
+        depth with at least two blocks per worker thread.
 
     Returns
     -------
@@ -367,53 +274,19 @@ def hiref(
         restarts,
     )
     cost_rank = check_int("cost_rank", cost_rank, minimum=1)
+    dask = _check_client(client, dask_depth, ranks)
     power = 2 if cost == "sqeuclidean" else 1  # cost(s x, s y) = s^power cost(x, y)
 
     # translation: centre both clouds on their joint mean; scale: unit mean square radius.
     centre = 0.5 * (X64.mean(0) + Y64.mean(0))
     X64, Y64 = X64 - centre, Y64 - centre
     scale = math.sqrt(0.5 * (np.mean(X64**2) + np.mean(Y64**2)) * d) or 1.0
-    Xp = torch.from_numpy(X64 / scale).to(device=device, dtype=torch.float32)  # (n, d)
-    Yp = torch.from_numpy(Y64 / scale).to(device=device, dtype=torch.float32)  # (n, d)
-    errors = []  # the Euclidean factors' sampled error per level, for the log only
-
-    def level_factors(ix, iy, mask, sizes):
-        Xb, Yb = _gather(Xp, ix), _gather(Yp, iy)  # (B, m, d)
-        centre_b = (Xb.sum(1) + Yb.sum(1)) / (2 * sizes).unsqueeze(1)  # (B, d)
-        maskf = mask.unsqueeze(-1).to(Xp.dtype)
-        Xc = (Xb - centre_b.unsqueeze(1)) * maskf  # (B, m, d)
-        Yc = (Yb - centre_b.unsqueeze(1)) * maskf
-        # C = A mix Bf^T with A computed from Xc exactly as Bf from Yc: when X == Y, A == Bf
-        # bit for bit, hence Q == R, equal children in equal order, at every level
-        if cost == "sqeuclidean":
-            return symmetric_factors(Xc, Yc, cost)  # (B, m, d + 2), exact
-        m = ix.shape[1]
-        A, Bf, mix = symmetric_factors(Xc.double(), Yc.double(), cost, min(cost_rank, m), mask)
-        if log:  # its own stream: the subsolver's draws must not depend on log
-            error_gen = torch.Generator().manual_seed(solver[-1] + len(errors))
-            errors.append(
-                factor_error(*(t.cpu() for t in (A @ mix, Bf, Xc, Yc)), cost, mask.cpu(), error_gen)
-            )
-        return A.to(Xp.dtype), Bf.to(Xp.dtype), mix.to(Xp.dtype)  # k = 2 min(rank, m)
-
-    def log_level(level, ix, iy):
-        level["lr_objective"] *= scale**power
-        if cost == "sqeuclidean":
-            level["cost"] = _block_coupling_cost(Xp, Yp, ix, iy) * scale**2
-        else:
-            level["factor_error"] = errors[-1] if log else None
-
-    ixn, iyn, levels, work = _refine(n, ranks, level_factors, solver, restarts, device, log_level)
-
-    def leaf_cost(cx, cy, ok):
-        return leaf_costs(X64[np.maximum(cx, 0)], Y64[np.maximum(cy, 0)], ok, cost)
+    problem = Problem(X64, Y64, cost, (scale, scale), solver, restarts, cost_rank, log)
 
     def pair_cost(perm):
         return float(np.mean(pair_costs(X64, Y64[perm], cost)))
 
-    per_leaf = leaf * leaf * d if cost == "euclidean" else leaf * max(leaf, d)
-    leaf_cost.entries = per_leaf
-    return _finish(ixn, iyn, n, leaf_cost, levels, work, begin, ranks, leaf, pair_cost, log, device)
+    return _run(problem, n, ranks, leaf, dask, device, begin, pair_cost, scale**power, scale**2)
 
 
 def hiref_factored(
@@ -432,6 +305,8 @@ def hiref_factored(
     restarts: int = 1,
     seed: int = 0,
     log: bool = False,
+    client=None,
+    dask_depth: int | None = None,
 ):
     """Hierarchical Refinement (Algorithm 1) on a user-supplied factored cost ``C = A B^T``.
 
@@ -459,25 +334,13 @@ def hiref_factored(
         (gamma, max_iter, min_iter, inner_iter, tol, seed),
         restarts,
     )
+    dask = _check_client(client, dask_depth, ranks)
     # each factor at unit root-mean-square entry: C / (sa sb) has the same optimal couplings
     sa = float(np.sqrt(np.mean(A64**2))) or 1.0
     sb = float(np.sqrt(np.mean(B64**2))) or 1.0
-    Ap = torch.from_numpy(A64 / sa).to(device=device, dtype=torch.float32)  # (n, k)
-    Bp = torch.from_numpy(B64 / sb).to(device=device, dtype=torch.float32)  # (n, k)
-
-    def level_factors(ix, iy, mask, sizes):
-        return _gather(Ap, ix), _gather(Bp, iy), None  # (B, m, k) each
-
-    def log_level(level, ix, iy):
-        level["lr_objective"] *= sa * sb
-
-    ixn, iyn, levels, work = _refine(n, ranks, level_factors, solver, restarts, device, log_level)
-
-    def leaf_cost(cx, cy, ok):
-        return A64[np.maximum(cx, 0)] @ B64[np.maximum(cy, 0)].transpose(0, 2, 1)  # (c, m, m)
+    problem = Problem(A64, B64, "factored", (sa, sb), solver, restarts, log=log)
 
     def pair_cost(perm):
         return float(np.mean(np.sum(A64 * B64[perm], axis=1)))
 
-    leaf_cost.entries = leaf * max(leaf, k)
-    return _finish(ixn, iyn, n, leaf_cost, levels, work, begin, ranks, leaf, pair_cost, log, device)
+    return _run(problem, n, ranks, leaf, dask, device, begin, pair_cost, sa * sb, 1.0)

@@ -103,14 +103,28 @@ def _mirror_step(G, P, a, g, gamma: float, inner: int):
     return _project(K, a, g, inner)
 
 
-def _solve(A, B, a, b, g, *, gamma, max_iter, min_iter, inner_iter, tol, generator, mix=None):
+def random_start(batch: int, m: int, r: int, generator, dtype=torch.float32) -> torch.Tensor:
+    """The subsolver's start: uniform draws in [0.5, 1.5), cluster-major (batch, r, m), drawn as
+    (batch, m, r) on the CPU from ``generator`` (the same start on any device)."""
+    start = torch.rand(batch, m, r, generator=generator, dtype=dtype) + 0.5
+    return start.transpose(1, 2).contiguous()
+
+
+def _solve(A, B, a, b, g, start, *, gamma, max_iter, min_iter, inner_iter, tol, mix=None):
     """The batched solver on torch tensors, in a cluster-major layout.
 
     A, B (Bt, k, m): the factors transposed, ``C = A^T B``, or ``C = A^T M B`` with ``mix`` M,
-    a symmetric (k, k) matrix; a, b (Bt, m); g (Bt, r). Returns Q, R of shape (Bt, r, m), i.e.
-    the (m, r) factors transposed: with r of 2-16 columns, every product then runs along the
-    long axis m (matrix-vector and k x m products), which on CPU is 3-4x faster than the same
-    products on (m, r) row-major tensors.
+    a symmetric (k, k) matrix; a, b (Bt, m); g (Bt, r); start (Bt, r, m), positive, the same
+    for Q and R. Returns Q, R of shape (Bt, r, m), i.e. the (m, r) factors transposed: with r
+    of 2-16 columns, every product then runs along the long axis m (matrix-vector and k x m
+    products), which on CPU is 3-4x faster than the same products on (m, r) row-major tensors.
+
+    Every problem of the batch stops on its own: after ``min_iter`` iterations, at the first
+    iteration whose relative change of its LR objective is below ``tol``, else at
+    ``max_iter``. A stopped problem's iterates are kept and it leaves the batch (compacted
+    once an eighth of the batch has stopped), so a problem's result does not depend on the
+    problems batched with it: alone, among other blocks, or on a Dask worker, it is the same
+    (torch's CPU kernels compute each batch entry alike; tests/hiref/test_lowrank.py checks).
 
     With a ``mix``, ``Q``'s update is computed from ``(A, R)`` by exactly the operations that
     compute ``R``'s from ``(B, Q)`` (``grad_Q^T = (R B^T M) A``, ``grad_R^T = (Q A^T M) B``).
@@ -120,19 +134,23 @@ def _solve(A, B, a, b, g, *, gamma, max_iter, min_iter, inner_iter, tol, generat
     gradients add the same terms in different orders, their float32 roundings differ (1e-8
     after 200 iterations), and a near-tie in the split then sends a point, or only the order
     of a child's points, differently on the two sides.
+
+    Also returns ``history`` (per iteration, every problem's objective (Bt,); a stopped
+    problem keeps its last value), ``iterations`` (Bt,) and ``converged`` (Bt,), tensors.
     """
-    batch, _, m = A.shape
-    r = g.shape[1]
-    # drawn on the CPU (generator's device) and moved: the same start on any device
-    start = torch.rand(batch, m, r, generator=generator, dtype=A.dtype) + 0.5  # (Bt, m, r)
-    start = start.transpose(1, 2).contiguous().to(A.device)  # (Bt, r, m)
-    R = _project(start.clone(), b, g, 4 * inner_iter)
-    Q = _project(start, a, g, 4 * inner_iter)
+    batch = A.shape[0]
+    a_all, b_all, g_all = a, b, g
+    R = _project(start.clone(), b, g, 4 * inner_iter)  # start is the caller's: not changed
+    Q = _project(start.clone(), a, g, 4 * inner_iter)
     AtQ, BtR = _products(A, B, Q, R)  # (Bt, r, k) each
     AtQ = _mixed(AtQ, mix)  # with a mix, (A^T Q)^T M: what grad_R and the objective need
     previous = _objective_of(AtQ, BtR, g)
     history = [previous]
-    converged, it = False, 0
+    Q_out, R_out = Q.clone(), R.clone()  # the stopped problems' iterates
+    iterations = torch.zeros(batch, dtype=torch.int64, device=A.device)
+    converged = torch.zeros(batch, dtype=torch.bool, device=A.device)
+    rows = torch.arange(batch, device=A.device)  # the working batch, as indices into the batch
+    live = torch.ones(batch, dtype=torch.bool, device=A.device)  # which still iterate
     inv_g = (1.0 / g).unsqueeze(-1)  # (Bt, r, 1)
     for it in range(1, max_iter + 1):
         # Jacobi order: both gradients at the current (Q, R), as in FRLC; with A = B, a = b
@@ -144,26 +162,40 @@ def _solve(A, B, a, b, g, *, gamma, max_iter, min_iter, inner_iter, tol, generat
         )
         AtQ, BtR = _products(A, B, Q, R)  # the objective's products are the next gradients'
         AtQ = _mixed(AtQ, mix)
-        value = _objective_of(AtQ, BtR, g)
-        history.append(value)
-        # the stopping test reads the batch's total objective (a HiRef level's LR cost)
-        change = float((value - previous).sum().abs() / previous.abs().sum().clamp_min(_TINY))
+        value = _objective_of(AtQ, BtR, g)  # (working,)
+        small = (value - previous).abs() < tol * previous.abs().clamp_min(_TINY)
         previous = value
-        if it >= min_iter and change < tol:
-            converged = True
+        history.append(history[-1].clone().index_put_((rows[live],), value[live]))
+        ok = small & live if it >= min_iter else torch.zeros_like(live)
+        stop = live.clone() if it == max_iter else ok
+        if not stop.any():
+            continue
+        done = rows[stop]
+        Q_out[done], R_out[done] = Q[stop], R[stop]
+        iterations[done], converged[done] = it, ok[stop]
+        live &= ~stop
+        if not live.any():
             break
+        if 8 * int((~live).sum()) >= len(live):  # compact: the stopped problems leave
+            A, B, a, b, g, inv_g, Q, R, AtQ, BtR, previous, rows = (
+                t[live] for t in (A, B, a, b, g, inv_g, Q, R, AtQ, BtR, previous, rows)
+            )
+            live = live[live]
     # a final projection: the inner marginal g to tolerance, the rows exact
-    Q, R = _project_to_tolerance(Q, a, g), _project_to_tolerance(R, b, g)
-    return Q, R, history, it, converged
+    Q = _project_to_tolerance(Q_out, a_all, g_all)
+    R = _project_to_tolerance(R_out, b_all, g_all)
+    return Q, R, history, iterations, converged
 
 
 def _project_to_tolerance(P, a, g, tol: float = 1e-5, max_rounds: int = 50):
-    """Sinkhorn rounds of 10 iterations until ``|P 1 - g|_1 <= tol |g|_1`` (or max_rounds);
-    P (B, r, m)."""
+    """Sinkhorn rounds of 10 iterations on each problem until ``|P 1 - g|_1 <= tol |g|_1``
+    (or max_rounds); P (B, r, m), projected in place. Only the problems above the tolerance
+    take another round, so each problem's result is its own."""
     for _ in range(max_rounds):
-        if float(((P.sum(-1) - g).abs().sum(-1) / g.sum(-1)).max()) <= tol:
+        need = (P.sum(-1) - g).abs().sum(-1) > tol * g.sum(-1)  # (B,)
+        if not need.any():
             break
-        P = _project(P, a, g, 10)
+        P[need] = _project(P[need], a[need], g[need], 10)
     return P
 
 
@@ -224,10 +256,12 @@ def lowrank_ot(
     g : ``(r,)`` or ``(batch, r)`` inner marginal, uniform ``1/r`` by default; sums like ``a``.
     gamma : mirror-descent step, relative to the gradient's spread.
     max_iter, min_iter, inner_iter, tol : outer iterations, the minimum before the stopping test
-        on the relative change of the objective, and Sinkhorn iterations per projection.
+        on the relative change of the objective (each problem of a batch stops on its own),
+        and Sinkhorn iterations per projection.
     seed : seed of the random initialisation (a ``torch.Generator``).
     log : also return a dict with ``objective`` (per iteration, ``(batch,)`` each),
-        ``iterations``, ``converged`` and the final marginal errors.
+        ``iterations`` and ``converged`` (per problem: each stops on its own) and the final
+        marginal errors.
 
     Returns
     -------
@@ -268,31 +302,32 @@ def lowrank_ot(
         gamma, max_iter, min_iter, inner_iter, tol, seed
     )
 
-    generator = torch.Generator().manual_seed(seed)
+    start = random_start(batch, m, rank, torch.Generator().manual_seed(seed), At.dtype)
     Q, R, history, iterations, converged = _solve(
         At.transpose(1, 2).contiguous(),  # (batch, k, m): the solver's cluster-major layout
         Bt.transpose(1, 2).contiguous(),
         at,
         bt,
         gt,
+        start,
         gamma=gamma,
         max_iter=max_iter,
         min_iter=min_iter,
         inner_iter=inner_iter,
         tol=tol,
-        generator=generator,
     )
     Q, R = Q.transpose(1, 2).contiguous(), R.transpose(1, 2).contiguous()  # (batch, m, r)
-    if not converged:
+    if not bool(converged.all()):
         warnings.warn(
-            f"lowrank_ot did not converge in max_iter = {max_iter} iterations (tol = {tol})",
+            f"lowrank_ot did not converge in max_iter = {max_iter} iterations (tol = {tol})"
+            f" on {int((~converged).sum())} of {batch} problems",
             RuntimeWarning,
             stacklevel=2,
         )
     info = {
         "objective": [h.numpy() for h in history],
-        "iterations": iterations,
-        "converged": converged,
+        "iterations": iterations.numpy()[0] if single else iterations.numpy(),
+        "converged": bool(converged[0]) if single else converged.numpy(),
         "marginal_error_a": float((Q.sum(-1) - at).abs().sum(-1).max()),
         "marginal_error_g": float((Q.sum(-2) - gt).abs().sum(-1).max()),
         "marginal_error_b": float((R.sum(-1) - bt).abs().sum(-1).max()),

@@ -20,6 +20,7 @@ Figures: cost ratio to exact against ``n`` per 2-D data set; time and peak memor
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import resource
@@ -120,7 +121,7 @@ def _timed(dataset: str, n: int, seed: int) -> dict:
     """One HiRef run in this process: wall seconds, operation count, peak RSS (MB)."""
     X, Y = sample(dataset, n, seed)
     run = _hiref_run(X, Y, seed)
-    run.pop("perm")
+    run["perm_sha1"] = hashlib.sha1(run.pop("perm").tobytes()).hexdigest()  # same map or not
     run["peak_rss_mb"] = peak_rss_mb()
     return run
 
@@ -141,14 +142,15 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _timed_in_fresh_interpreter(dataset: str, n: int, seed: int) -> dict:
-    """``_timed`` in a new Python process (torch single-threaded), so the peak RSS is its own.
+def _timed_in_fresh_interpreter(dataset: str, n: int, seed: int, threads: int = 1) -> dict:
+    """``_timed`` in a new Python process (torch on ``threads`` threads), so that the peak RSS
+    is its own.
 
     A plain subprocess rather than multiprocessing: the runner's workers are loky processes,
     whose start method a multiprocessing child cannot inherit.
     """
     code = (
-        "import json, sys, torch; torch.set_num_threads(1); "
+        f"import json, sys, torch; torch.set_num_threads({int(threads)}); "
         "from icml25.hiref.reproduce import _timed; "
         f"print(json.dumps(_timed({dataset!r}, {int(n)}, {int(seed)})))"
     )
