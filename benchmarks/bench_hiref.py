@@ -1,11 +1,15 @@
 """hiref: Hierarchical Refinement against exact OT (ot.emd), mini-batch OT and the official HR_OT.
 
-Seven tables, printed as markdown (torch single-threaded, as on our 2-core machines):
+Eight tables, printed as markdown (torch single-threaded, as on our 2-core machines, except
+where a table says otherwise):
 
 1. quality: cost(HiRef) / cost(ot.emd) on the four data sets (mean and max over seeds);
 2. speed: wall time of HiRef and ot.emd, and their ratio;
-3. scale: n = 2^14 .. 2^20 and 10^6 Gaussian -> Gaussian, each in a fresh process: wall time,
-   peak RSS, cost / closed-form W2^2;
+3. scale (issue 29): n = 2^14 .. 2^22 Gaussian -> Gaussian, each n at 1 and at 2 torch
+   threads, each run in a fresh process: wall time, peak RSS, cost / closed-form W2^2
+   (``--scale-log2n``, ``--scale-threads`` choose the rows);
+3b. dask (issue 29): n = 2^20 and 2^22 on two local one-thread Dask workers against one
+   process at torch's default thread count (``--dask-log2n``);
 4. euclidean: ``cost="euclidean"`` against ``ot.emd`` on the Euclidean cost;
 5. official: the official HR_OT (raphael-group/HiRef, src/ on ``--official-src``), run with
    its defaults on ``n = 16384`` beside ours, if a path is given. Its code is never copied here:
@@ -19,6 +23,7 @@ Seven tables, printed as markdown (torch single-threaded, as on our 2-core machi
     python benchmarks/bench_hiref.py                     # the README's tables
     python benchmarks/bench_hiref.py --quick             # a minute
     python benchmarks/bench_hiref.py --official-src /tmp/HiRef/src
+    python benchmarks/bench_hiref.py --only scale dask   # issue 29's tables (2.5 hours)
 """
 
 from __future__ import annotations
@@ -431,6 +436,13 @@ def main() -> None:
     parser.add_argument("--exact-cache", default=None, help="JSON file caching ot.emd costs")
     parser.add_argument("--only", nargs="*", default=None, help="tables to run")
     parser.add_argument("--skip", nargs="*", default=[], help="tables to skip")
+    parser.add_argument(
+        "--scale-log2n", type=int, nargs="*", default=list(range(14, 23)), help="log2 n of scale"
+    )
+    parser.add_argument("--scale-threads", type=int, nargs="*", default=[1, 2])
+    parser.add_argument(
+        "--dask-log2n", type=int, nargs="*", default=[20, 22], help="log2 n of the Dask rows"
+    )
     parser.add_argument("--dask-run", nargs=2, type=int, help=argparse.SUPPRESS)  # N WORKERS
     args = parser.parse_args()
     if args.dask_run:  # one run of dask_rows, in its own process
@@ -452,8 +464,8 @@ def main() -> None:
                 args.quality_n, 5, datasets=args.quality_datasets, exact_cache=args.exact_cache
             ),
             "speed": lambda: speed([1024, 4096, 8192]),
-            "scale": lambda: scale([2**k for k in range(14, 23)]),
-            "dask": lambda: dask_rows([2**20, 2**22], default_threads),
+            "scale": lambda: scale([2**k for k in args.scale_log2n], args.scale_threads),
+            "dask": lambda: dask_rows([2**k for k in args.dask_log2n], default_threads),
             "euclidean": lambda: euclidean([1024, 4096], 5, exact_cache=args.exact_cache),
         }
     sections["schedules"] = lambda: schedules(4096, 2)
