@@ -38,14 +38,13 @@ import contextlib
 import io
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from harness import table  # noqa: E402
+from harness import interleaved_pair, table  # noqa: E402
 
 import icml25.icl_denoising.reproduce as rep  # noqa: E402
 from icml25.icl_denoising import attention_denoise, train_attention, vmf_mean_ratio  # noqa: E402
@@ -53,17 +52,6 @@ from icml25.icl_denoising import attention_denoise, train_attention, vmf_mean_ra
 C = rep.SCALES["default"]
 CASE = {"linear": 0, "gmm": 1, "sphere": 2}  # their datagen_case
 MODEL = {"linear": "TransformerModelV1noresOmitLast", "softmax": "TransformerModelV2noresOmitLast"}
-
-
-def interleaved(ours, theirs, repeat: int):
-    """Best wall time of each over ``repeat`` alternated calls, and each one's last result."""
-    best, results = [np.inf, np.inf], [None, None]
-    for _ in range(repeat):
-        for i, fn in enumerate((ours, theirs)):
-            begin = time.perf_counter()
-            results[i] = fn()
-            best[i] = min(best[i], time.perf_counter() - begin)
-    return best[0], best[1], results[0], results[1]
 
 
 def as_theirs(p) -> tuple[torch.Tensor, torch.Tensor]:
@@ -246,7 +234,7 @@ def main() -> None:
                 train, test, kind, epochs=epochs, batch_size=C.batch_size, lr=C.lr, seed=seed
             )
 
-        t_ours, t_theirs, run, net = interleaved(
+        t_ours, t_theirs, run, net = interleaved_pair(
             ours_train,
             lambda task=task, kind=kind, train=train, test=test, epochs=epochs: official.train(
                 task, kind, train, test, epochs
@@ -280,7 +268,7 @@ def main() -> None:
         )
         print(table(TRAIN_HEADER, train_rows[-1:]), flush=True)
 
-        t_ours, t_theirs, a, b = interleaved(
+        t_ours, t_theirs, a, b = interleaved_pair(
             lambda test=test, run=run, kind=kind: attention_denoise(
                 test.context, test.query, run.W_KQ, run.W_PV, kind
             ),
@@ -300,7 +288,7 @@ def main() -> None:
             ]
         )
 
-        t_ours, t_theirs, ours_b, theirs_b = interleaved(
+        t_ours, t_theirs, ours_b, theirs_b = interleaved_pair(
             lambda task=task, test=test: mse(rep.bayes(C, task, test), test.target),
             lambda task=task, test=test: official.baseline(task, test),
             2,

@@ -46,7 +46,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 import torch  # noqa: E402
-from harness import table  # noqa: E402
+from harness import interleaved, table  # noqa: E402
 
 from icml25.ipd_pavlov import PAVLOV, initial_q, payoffs, policy, self_play  # noqa: E402
 from icml25.ipd_pavlov.deep import DQN_PAYOFFS, deep_self_play  # noqa: E402
@@ -103,20 +103,6 @@ def naive_own_view(alpha: float, epsilon: float, steps: int, runs: int, seed: in
 def ours(alpha: float, epsilon: float, steps: int, runs: int, seed: int) -> np.ndarray:
     q = self_play(alpha, epsilon, steps, runs, seed=seed)  # (runs, 4, 2)
     return q[..., 1] - q[..., 0]
-
-
-def interleaved(fns: dict, seeds: int) -> tuple[dict, dict]:
-    """Each function called once per seed, alternating; best CPU time of this process per
-    function (the machine is shared: CPU time is less inflated by the load than wall time),
-    results per seed."""
-    best = dict.fromkeys(fns, float("inf"))
-    results = {name: [] for name in fns}
-    for seed in range(seeds):
-        for name, fn in fns.items():
-            begin = time.process_time()
-            results[name].append(fn(seed))
-            best[name] = min(best[name], time.process_time() - begin)
-    return best, results
 
 
 def words(gaps: np.ndarray) -> np.ndarray:

@@ -28,14 +28,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from harness import table  # noqa: E402
+from harness import interleaved, table  # noqa: E402
 
 from icml25.lrnn_dynamics import (  # noqa: E402
     LinearRNN,
@@ -96,20 +95,6 @@ def torch_sampled(net: LinearRNN, S: np.ndarray, steps: int, seed: int = 0) -> L
         loss.backward()
         opt.step()
     return LinearRNN(*(w.detach().numpy() for w in W))
-
-
-def interleaved(fns: dict, seeds: int) -> tuple[dict, dict]:
-    """Each function called once per seed, alternating; best CPU time of this process per
-    function (the machine is shared: CPU time is less inflated by the load than wall time),
-    results per seed."""
-    best = dict.fromkeys(fns, float("inf"))
-    results = {name: [] for name in fns}
-    for seed in range(seeds):
-        for name, fn in fns.items():
-            begin = time.process_time()
-            results[name].append(fn(seed))
-            best[name] = min(best[name], time.process_time() - begin)
-    return best, results
 
 
 def main() -> None:

@@ -35,33 +35,18 @@ import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from harness import table  # noqa: E402
+from harness import interleaved, table  # noqa: E402
 
 from icml25.relu_threshold import BETA_STAR, balanced_init, forward, linear_data, train  # noqa: E402
 
 WIDTH, STEPS, LR, SCALE = 200, 2000, 0.05, 1e-3
 BETA_1D = (0.5, 1.5)  # slope and intercept of the 1-d linear target
-
-
-def interleaved(fns: dict, seeds: int) -> tuple[dict, dict]:
-    """Each function called once per seed, alternating; best CPU time of this process per
-    function (the machine is shared: CPU time is less inflated by the load than wall time),
-    results per seed."""
-    best = dict.fromkeys(fns, float("inf"))
-    results = {name: [] for name in fns}
-    for seed in range(seeds):
-        for name, fn in fns.items():
-            begin = time.process_time()
-            results[name].append(fn(seed))
-            best[name] = min(best[name], time.process_time() - begin)
-    return best, results
 
 
 def child_cpu() -> float:

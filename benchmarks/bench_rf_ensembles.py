@@ -32,14 +32,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from harness import table  # noqa: E402
+from harness import interleaved_pair, table  # noqa: E402
 
 from icml25.rf_ensembles import (  # noqa: E402
     closed_form_variance,
@@ -63,17 +62,6 @@ RELU_SIZES = [  # (N, d, D, members, T); d = 1: the 1-D sinusoid of Figs. 1 and 
 ]
 GAUSSIAN = (6, 200, 2000, 6, 3)  # N, D, members, T, seeds
 KERNEL = (200, 8, 1000)  # N, d, T
-
-
-def interleaved(ours, theirs, repeat: int):
-    """Best wall time of each over ``repeat`` alternated calls, and each one's last result."""
-    best, results = [np.inf, np.inf], [None, None]
-    for _ in range(repeat):
-        for i, fn in enumerate((ours, theirs)):
-            begin = time.perf_counter()
-            results[i] = fn()
-            best[i] = min(best[i], time.perf_counter() - begin)
-    return best[0], best[1], results[0], results[1]
 
 
 def data(N, d, T, seed):
@@ -146,7 +134,7 @@ def relu_rows(official, sizes, repeat):
     for N, d, D, M, T in sizes:
         X, y, X_test, y_test = data(N, d, T, 0)
         W = sample_relu_weights(M, D, d, np.random.default_rng(1))  # (M, D, d + 1)
-        t_ours, t_theirs, p_ours, p_theirs = interleaved(
+        t_ours, t_theirs, p_ours, p_theirs = interleaved_pair(
             lambda a=(X, y, X_test, W): ours_relu(*a),
             lambda a=(X, y, X_test, W): official.relu(*a),
             repeat,
@@ -185,7 +173,7 @@ def gaussian_row(official, repeat, quick):
     X_test = np.linspace(-4.5, 4.5, T)[:, None]
     var_ours, var_theirs, t_ours, t_theirs = [], [], np.inf, np.inf
     for seed in range(seeds):
-        a, b, p_ours, p_theirs = interleaved(
+        a, b, p_ours, p_theirs = interleaved_pair(
             lambda seed=seed: (
                 rf_ensemble(X, y, X_test, D, M, mode="gaussian", ridge=RIDGE, seed=seed).predictions
             ),
@@ -212,7 +200,7 @@ def gaussian_row(official, repeat, quick):
 def kernel_rows(official, repeat):
     N, d, T = KERNEL
     X, y, X_test, y_test = data(N, d, T, 0)
-    t_ours, t_theirs, ours, theirs = interleaved(
+    t_ours, t_theirs, ours, theirs = interleaved_pair(
         lambda: (kernel_predictor(X, y, X_test), r_perp_squared(X, X_test)),
         lambda: official.kernel(X, y, X_test),
         repeat,

@@ -37,7 +37,7 @@ import torch
 from sklearn.linear_model import Ridge
 
 sys.path.insert(0, str(Path(__file__).parent))
-from harness import measure, table  # noqa: E402
+from harness import interleaved, measure, table  # noqa: E402
 
 import icml25.steer_learners.reproduce as sl  # noqa: E402
 from icml25.steer_learners import (  # noqa: E402
@@ -52,20 +52,6 @@ from icml25.steer_learners import (  # noqa: E402
 
 GAME = {"blocks": (3, 3), "action_dim": 2, "mu": 1.0, "coupling": 0.5, "seed": 1}
 RHO, SIGMA, REPLICATES = 1e-3, 1.0, 32
-
-
-def interleaved(fns: dict, seeds: int) -> tuple[dict, dict]:
-    """Each function called once per seed, alternating; best CPU time of this process per
-    function (the machine is shared: CPU time is less inflated by the load than wall time),
-    results per seed."""
-    best = dict.fromkeys(fns, float("inf"))
-    results = {name: [] for name in fns}
-    for seed in range(seeds):
-        for name, fn in fns.items():
-            begin = time.process_time()
-            results[name].append(fn(seed))
-            best[name] = min(best[name], time.process_time() - begin)
-    return best, results
 
 
 def straight_path(game, steps: int) -> np.ndarray:

@@ -35,13 +35,12 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from harness import measure, table  # noqa: E402
+from harness import interleaved_pair, measure, table  # noqa: E402
 
 from icml25.w2s_intrinsic import (  # noqa: E402
     W2SCurves,
@@ -62,17 +61,6 @@ D, D_S, D_W, D_SW, SIGMA = 120, 20, 40, 10, 1.0
 FRACTION = 0.99  # the official script's --cutoff
 PAIRS = [("pixels", "random:64:0"), ("pixels", "mlp:64:0"), ("random:16:0", "mlp:128x128:0")]
 PIPELINE = ("random:16:0", "mlp:64:0", 60, (100, 400))  # weak, strong, n, N
-
-
-def interleaved(ours, theirs, repeat: int):
-    """Best wall time of each over ``repeat`` alternated calls, and each one's last result."""
-    best, results = [np.inf, np.inf], [None, None]
-    for _ in range(repeat):
-        for i, fn in enumerate((ours, theirs)):
-            begin = time.perf_counter()
-            results[i] = fn()
-            best[i] = min(best[i], time.perf_counter() - begin)
-    return best[0], best[1], results[0], results[1]
 
 
 def load_official(src: str) -> dict:
@@ -118,7 +106,7 @@ def dimension_rows(official, feats, seeds) -> list[list[object]]:
             ]
             return d_w, d_s, out
 
-        t_ours, t_theirs, a, b = interleaved(ours, theirs, 3)
+        t_ours, t_theirs, a, b = interleaved_pair(ours, theirs, 3)
         free = feature_dimensions(Fs, Fw, FRACTION)[2]
         rows.append(
             [
@@ -177,7 +165,7 @@ def pipeline_rows(official, feats, y, trials) -> list[list[object]]:
     def ours():
         return w2s_linear_probe(Fw, Fs, Y, n, list(Ns), fraction=FRACTION, trials=trials, seed=0)
 
-    t_ours, t_theirs, a, b = interleaved(ours, theirs, 1)
+    t_ours, t_theirs, a, b = interleaved_pair(ours, theirs, 1)
     rows = []
     for k, N in enumerate(Ns):
         for name in ("pgr", "opr"):
