@@ -51,7 +51,7 @@ import torch
 from torch import nn
 
 sys.path.insert(0, str(Path(__file__).parent))
-from harness import table  # noqa: E402
+from harness import interleaved_pair, table  # noqa: E402
 
 from icml25.defog import (  # noqa: E402
     DeFoGConfig,
@@ -206,17 +206,6 @@ def official_modules(src: str, shim_dir: str):
     return RateMatrixDesigner, spectre_utils
 
 
-def interleaved(fns: dict, repeat: int) -> tuple[dict, dict]:
-    """Best wall time of each callable (calls alternated) and each one's last result."""
-    best, out = dict.fromkeys(fns, float("inf")), {}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            begin = time.perf_counter()
-            out[name] = fn()
-            best[name] = min(best[name], time.perf_counter() - begin)
-    return best, out
-
-
 def rate_inputs(batch: int, n: int, t: float, seed: int):
     """Labels ``x_1`` (X: three node classes drawn with 0.5, 0.3, 0.2, to exercise more than
     the one class of our graphs; E: edge / no edge, density 0.15) and ``x_t`` drawn from
@@ -265,7 +254,8 @@ def compare_rates(RateMatrixDesigner) -> list:
                 designer = RateMatrixDesigner("general", "dummy", eta, omega, limit)
             ours = partial(our_rates, t, x1, xt, p0, eta, omega)
             theirs = partial(official_rates, designer, t, x1, xt)
-            times, out = interleaved({"ours": ours, "official": theirs}, 20)
+            (t_ours, t_off, a_out, b_out) = interleaved_pair(ours, theirs, 20)
+            times, out = {"ours": t_ours, "official": t_off}, {"ours": a_out, "official": b_out}
             diff = 0.0
             for k in "XE":
                 off = nn.functional.one_hot(xt[k], out["ours"][k].shape[-1]) == 0
@@ -332,7 +322,8 @@ def compare_metrics(spectre_utils, family: str) -> list:
     rows = []
     for name, (ours, theirs) in pairs.items():
         with contextlib.redirect_stdout(io.StringIO()):
-            times, out = interleaved({"ours": ours, "official": theirs}, 3)
+            (t_ours, t_off, a_out, b_out) = interleaved_pair(ours, theirs, 3)
+            times, out = {"ours": t_ours, "official": t_off}, {"ours": a_out, "official": b_out}
         a, b = float(out["ours"]), float(out["official"])
         rows.append(
             [

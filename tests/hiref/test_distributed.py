@@ -1,14 +1,14 @@
 """HiRef's levels below a depth as Dask tasks: the same permutation as in one process.
 
 The cluster is a scheduler and two one-thread workers started with the ``dask`` command line
-(``conftest.dask_cluster``); this process runs torch on one thread too (conftest), so the
-driver and the workers compute every block alike.
+(``conftest.dask_cluster``); this process runs torch on one thread (conftest), as the tasks do,
+so the driver and the workers compute every block alike.
 """
 
 import numpy as np
 import pytest
 
-from icml25.hiref import hiref, rank_schedule, sample
+from icml25.hiref import hiref, hiref_factored, rank_schedule, sample
 from icml25.hiref.distributed import _groups, default_depth
 
 distributed = pytest.importorskip("distributed")
@@ -45,10 +45,17 @@ def test_n_2_16_on_two_workers_gives_the_single_process_permutation(client):
     ],
 )
 def test_any_depth_and_cost_gives_the_single_process_permutation(client, cost, kwargs):
-    X, Y = sample("moons_rings", 3000, 1)  # leaves of 250 and blocks of 1000, 250
-    assert rank_schedule(3000)[0] == (3, 4)
+    X, Y = sample("moons_rings", 3001, 1)  # blocks of 1001 and 1000, leaves of 251 and 250
+    assert rank_schedule(3001)[0] == (3, 4)
     alone = hiref(X, Y, seed=1, cost=cost, restarts=kwargs.get("restarts", 1))
     np.testing.assert_array_equal(hiref(X, Y, seed=1, cost=cost, client=client, **kwargs), alone)
+
+
+def test_a_factored_cost_gives_the_single_process_permutation(client):
+    X, Y = sample("gaussians", 3001, 2)
+    A, B = -X, Y  # maximise the inner product
+    alone = hiref_factored(A, B, seed=2)
+    np.testing.assert_array_equal(hiref_factored(A, B, seed=2, client=client, dask_depth=1), alone)
 
 
 def test_groups_cover_the_blocks_in_order():

@@ -137,8 +137,14 @@ def _check_client(client, dask_depth, ranks: tuple[int, ...]):
         if dask_depth is not None:
             raise ValueError("dask_depth needs a client (a dask.distributed.Client)")
         return None
-    if not all(callable(getattr(client, name, None)) for name in ("submit", "scatter")):
-        raise ValueError(f"client must be a dask.distributed.Client or None, got {client!r}")
+    try:
+        from distributed import Client  # noqa: PLC0415 (an optional dependency: icml25[dask])
+    except ImportError:  # then no client can be one
+        Client = ()  # noqa: N806
+    if not isinstance(client, Client) or client.asynchronous:
+        raise ValueError(
+            f"client must be a (synchronous) dask.distributed.Client or None, got {client!r}"
+        )
     workers = client.scheduler_info()["workers"].values()
     threads = max(1, sum(w["nthreads"] for w in workers))
     if dask_depth is None:
@@ -249,9 +255,9 @@ def hiref(
     client : a ``dask.distributed.Client``, or None (everything in this process). With a
         client, the levels from ``dask_depth`` on and the leaves are Dask tasks, one group of
         blocks each (two groups per worker thread), each group's rows shipped once; each task
-        runs torch with its worker's thread count, on the CPU. Same seed, same permutation as
-        without a client when the driver and the workers run torch with the same number of
-        threads (``distributed.py``).
+        runs torch on one thread, on the CPU. For CPU input, same seed, same permutation as
+        without a client when this process also runs torch on one thread
+        (``distributed.py``).
     dask_depth : the number of levels solved here before the hand-off; by default the first
         depth with at least two blocks per worker thread.
 

@@ -124,7 +124,8 @@ def _solve(A, B, a, b, g, start, *, gamma, max_iter, min_iter, inner_iter, tol, 
     ``max_iter``. A stopped problem's iterates are kept and it leaves the batch (compacted
     once an eighth of the batch has stopped), so a problem's result does not depend on the
     problems batched with it: alone, among other blocks, or on a Dask worker, it is the same
-    (torch's CPU kernels compute each batch entry alike; tests/hiref/test_lowrank.py checks).
+    (on one thread torch's CPU kernels compute each batch entry alike, bit for bit:
+    tests/hiref/test_lowrank.py checks it; with more threads a product may split its sum).
 
     With a ``mix``, ``Q``'s update is computed from ``(A, R)`` by exactly the operations that
     compute ``R``'s from ``(B, Q)`` (``grad_Q^T = (R B^T M) A``, ``grad_R^T = (Q A^T M) B``).

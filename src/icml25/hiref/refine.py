@@ -7,7 +7,8 @@ depends on that block alone: its start is drawn from its own random stream, keye
 ``(seed, level, block id, restart)``, it stops on its own tolerance, and the tensor width of
 every level is fixed by the level above (``ceil(width / r)``), not by the blocks present. So
 any set of blocks of a level can be refined apart from the others, on a Dask worker, with the
-same result as in one batch (``distributed.py``); ``tests/hiref/test_distributed.py`` checks it.
+same result as in one batch on one torch thread (``distributed.py``;
+``tests/hiref/test_distributed.py`` checks it).
 """
 
 from __future__ import annotations
