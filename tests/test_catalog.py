@@ -1,3 +1,4 @@
+import json
 import re
 from pathlib import Path
 
@@ -65,3 +66,21 @@ def test_cards_name_the_paper_its_authors_venue_and_link():
         if c.status == catalog.IMPLEMENTED:  # or the card says what was searched, and where
             assert (c.paper_title and c.authors and c.link) or c.citation_note, c.slug
         assert not (c.citation_note and c.paper_title and c.authors and c.link), c.slug
+
+
+def test_every_committed_result_comes_from_the_code_as_it_is():
+    # a committed default summary records the fingerprint of the paper's code that produced it
+    # (its package and the common modules it imports): after any edit, rerun it
+    # (`icml25 run SLUG --compare`) and commit the new summary
+    from icml25.lab.reproduction import code_fingerprint
+
+    results = Path(__file__).parents[1] / "src" / "icml25" / "results"
+    summaries = sorted(results.glob("*/default/seed-0/summary.json"))
+    assert summaries
+    stale = {
+        path.parts[-4]: fingerprint
+        for path in summaries
+        if (fingerprint := json.loads(path.read_text())["provenance"]["code_fingerprint"])
+        != code_fingerprint(path.parts[-4])
+    }
+    assert not stale, f"committed summaries older than their code: {stale}"
