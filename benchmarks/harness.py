@@ -45,6 +45,13 @@ def interleaved_pair(ours: Callable[[], object], theirs: Callable[[], object], r
     return best["ours"], best["theirs"], results["ours"][-1], results["theirs"][-1]
 
 
+def anchor_row(setting, anchor, t_ours, t_anchor, ours, theirs, *rest) -> list:
+    """One row of the comparison with an anchor: setting, anchor, both times, the time ratio
+    (anchor / ours), both results, the result ratio (ours / anchor), then ``rest``."""
+    times = [t_ours, t_anchor, t_anchor / t_ours]
+    return [setting, anchor, *times, ours, theirs, ours / theirs, *rest]
+
+
 def table(header: list[str], rows: list[list[object]]) -> str:
     """A markdown table, numbers to 4 significant digits."""
 
