@@ -15,7 +15,7 @@ from icml25.hiref import (
     sqeuclidean_factors,
 )
 from icml25.hiref.costs import symmetric_factors
-from icml25.hiref.lowrank import _solve, random_start
+from icml25.hiref.lowrank import _mirror_step, _solve, random_start
 
 
 def factors(n=300, seed=0):
@@ -85,6 +85,23 @@ def test_each_problem_of_a_batch_is_solved_as_if_alone():
         Qi, Ri, _, it_i, _ = _solve(A[one], B[one], a[one], a[one], g[one], start[one], **options)
         assert torch.equal(Qi[0], Q[i]) and torch.equal(Ri[0], R[i])
         assert int(it_i[0]) == int(iterations[i])
+
+
+def test_a_mirror_step_allocates_no_iterate_sized_tensor():
+    # the new iterate is written into the gradient's buffer (G, consumed) and the old one
+    # floored in place, so that _solve cycles four (B, r, m) buffers (issue 29: a fresh one per
+    # step fragmented the heap); the result still lies in Pi(a, .) with exact rows
+    gen = torch.Generator().manual_seed(3)
+    B, r, m = 2, 4, 50
+    G, P = torch.rand(B, r, m, generator=gen), torch.rand(B, r, m, generator=gen) + 0.1
+    a, g = torch.full((B, m), 1 / m), torch.full((B, r), 1 / r)
+    floor, u = a.unsqueeze(1) * 1e-10, torch.empty(B, 1, m)
+    old = P.clone()
+    buffers = (G.data_ptr(), P.data_ptr(), u.data_ptr())
+    out = _mirror_step(G, P, a, floor, g, 1.0, 5, u)
+    assert (out.data_ptr(), P.data_ptr(), u.data_ptr()) == buffers
+    assert torch.equal(P, torch.maximum(old, floor))
+    torch.testing.assert_close(out.sum(1), a, rtol=1e-5, atol=0)
 
 
 def _reference_lowrank_ot(A, B, rank, iters, seed, gamma=1.0, inner=5):

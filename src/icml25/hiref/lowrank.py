@@ -48,20 +48,24 @@ _LOG_FLOOR = -30.0
 _MASS_FLOOR = 1e-10
 
 
-def _project(K, a, g, iters: int):
+def _project(K, a, g, iters: int, u=None):
     """Sinkhorn projection of a positive kernel onto Pi(a, g), batched.
 
-    Shapes (cluster-major, see ``_solve``): K (B, r, m), a (B, m), g (B, r). Ends with the row
-    scaling, so the point marginal ``a`` is exact.
+    Shapes (cluster-major, see ``_solve``): K (B, r, m), a (B, m), g (B, r); ``u``, if given,
+    a (B, 1, m) scratch for the row scalings (the solver passes one, so that its iterations
+    allocate no (B, m) vectors). Ends with the row scaling, so the point marginal ``a`` is exact.
     """
-    u = a / K.sum(1).clamp_min(_TINY)  # (B, m)
+    a = a.unsqueeze(1)  # (B, 1, m)
+    u = K.sum(1, keepdim=True) if u is None else torch.sum(K, 1, keepdim=True, out=u)
+    torch.div(a, u.clamp_min_(_TINY), out=u)  # (B, 1, m)
     for _ in range(iters):
-        col = torch.bmm(u.unsqueeze(1), K.transpose(1, 2)).squeeze(1)  # (B, r) = K u
+        col = torch.bmm(u, K.transpose(1, 2)).squeeze(1)  # (B, r) = K u
         v = g / col.clamp_min(_TINY)
-        u = a / torch.bmm(v.unsqueeze(1), K).squeeze(1).clamp_min(_TINY)  # (B, m) = K^T v
+        torch.bmm(v.unsqueeze(1), K, out=u).clamp_min_(_TINY)  # (B, 1, m) = K^T v
+        torch.div(a, u, out=u)
     if iters == 0:
         v = torch.ones_like(g)
-    return K.mul_(u.unsqueeze(1)).mul_(v.unsqueeze(-1))  # in place: K is the caller's scratch
+    return K.mul_(u).mul_(v.unsqueeze(-1))  # in place: K is the caller's scratch
 
 
 def _products(A, B, Q, R):
@@ -89,18 +93,22 @@ def _objective(A, B, Q, R, g, mix=None):
     return _objective_of(_mixed(AtQ, mix), BtR, g)
 
 
-def _mirror_step(G, P, a, g, gamma: float, inner: int):
+def _mirror_step(G, P, a, floor, g, gamma: float, inner: int, u):
     """One mirror-descent step on Q (or R) with its gradient G; shapes (B, r, m).
 
-    G is consumed (overwritten in place): at n = 2^20 every (B, r, m) temporary is 16 MB.
+    Allocates no (B, r, m) tensor: G is consumed (it becomes the new iterate) and P, the old
+    iterate, is floored in place (``_solve`` reuses its buffer for the next gradient); ``floor``
+    (B, 1, m) is ``a * 1e-10``, ``u`` a (B, 1, m) scratch. At n = 2^20 every (B, r, m) tensor
+    is 16 MB, and a fresh one per step fragmented the heap (see the README).
     """
-    G.sub_(G.amin(1, keepdim=True))  # row (point) constants do not move the projection
+    # row (point) constants do not move the projection
+    G.sub_(torch.amin(G, 1, keepdim=True, out=u))
     spread = G.flatten(1).amax(-1).clamp_min(_TINY)  # (B,)
     # floors keep every entry a normal float32 (subnormals are ~100x slower on CPUs): the
     # exponent is cut at -30 and Q at 1e-10 of its row mass, a negligible entropic floor
     K = G.mul_(-(gamma / spread).view(-1, 1, 1)).clamp_min_(_LOG_FLOOR).exp_()
-    K.mul_(torch.maximum(P, a.unsqueeze(1) * _MASS_FLOOR))
-    return _project(K, a, g, inner)
+    K.mul_(torch.maximum(P, floor, out=P))
+    return _project(K, a, g, inner, u)
 
 
 def random_start(batch: int, m: int, r: int, generator, dtype=torch.float32) -> torch.Tensor:
@@ -153,13 +161,21 @@ def _solve(A, B, a, b, g, start, *, gamma, max_iter, min_iter, inner_iter, tol, 
     rows = torch.arange(batch, device=A.device)  # the working batch, as indices into the batch
     live = torch.ones(batch, dtype=torch.bool, device=A.device)  # which still iterate
     inv_g = (1.0 / g).unsqueeze(-1)  # (Bt, r, 1)
+    floor_a, floor_b = a.unsqueeze(1) * _MASS_FLOOR, b.unsqueeze(1) * _MASS_FLOOR  # (Bt, 1, m)
+    spare_q, spare_r, u = torch.empty_like(Q), torch.empty_like(R), torch.empty_like(floor_a)
     for it in range(1, max_iter + 1):
         # Jacobi order: both gradients at the current (Q, R), as in FRLC; with A = B, a = b
         # and a mix, the iterates stay equal, so identical clouds are split identically.
         # grad_Q^T = diag(1/g) (B^T R)^T M A^T, grad_R^T = diag(1/g) (A^T Q)^T M B^T: (Bt, r, m)
-        Q, R = (
-            _mirror_step(torch.bmm(_mixed(BtR, mix), A).mul_(inv_g), Q, a, g, gamma, inner_iter),
-            _mirror_step(torch.bmm(AtQ, B).mul_(inv_g), R, b, g, gamma, inner_iter),
+        # Each gradient is written into the spare buffer, becomes the new iterate in place,
+        # and the old iterate's buffer is the next spare: four (Bt, r, m) buffers in all.
+        G_q = torch.bmm(_mixed(BtR, mix), A, out=spare_q).mul_(inv_g)
+        G_r = torch.bmm(AtQ, B, out=spare_r).mul_(inv_g)
+        Q, R, spare_q, spare_r = (
+            _mirror_step(G_q, Q, a, floor_a, g, gamma, inner_iter, u),
+            _mirror_step(G_r, R, b, floor_b, g, gamma, inner_iter, u),
+            Q,
+            R,
         )
         AtQ, BtR = _products(A, B, Q, R)  # the objective's products are the next gradients'
         AtQ = _mixed(AtQ, mix)
@@ -178,9 +194,12 @@ def _solve(A, B, a, b, g, start, *, gamma, max_iter, min_iter, inner_iter, tol, 
         if not live.any():
             break
         if 8 * int((~live).sum()) >= len(live):  # compact: the stopped problems leave
-            A, B, a, b, g, inv_g, Q, R, AtQ, BtR, previous, rows = (
-                t[live] for t in (A, B, a, b, g, inv_g, Q, R, AtQ, BtR, previous, rows)
+            A, B, a, b, g, inv_g, floor_a, floor_b, Q, R, AtQ, BtR, previous, rows = (
+                t[live]
+                for t in (A, B, a, b, g, inv_g, floor_a, floor_b, Q, R, AtQ, BtR, previous, rows)
             )
+            spare_q, spare_r = torch.empty_like(Q), torch.empty_like(R)
+            u = torch.empty_like(floor_a)
             live = live[live]
     # a final projection: the inner marginal g to tolerance, the rows exact
     Q = _project_to_tolerance(Q_out, a_all, g_all)
