@@ -23,7 +23,7 @@ where a table says otherwise):
     python benchmarks/bench_hiref.py                     # the README's tables
     python benchmarks/bench_hiref.py --quick             # a minute
     python benchmarks/bench_hiref.py --official-src /tmp/HiRef/src
-    python benchmarks/bench_hiref.py --only scale dask   # issue 29's tables (2.5 hours)
+    python benchmarks/bench_hiref.py --only scale dask   # issue 29's tables (40 minutes)
 """
 
 from __future__ import annotations
