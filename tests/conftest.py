@@ -18,6 +18,21 @@ matplotlib.use("Agg")
 torch.set_num_threads(1)
 
 
+def _wait_for(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {seconds} s")
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def wait_for():
+    """``wait_for(condition, seconds, what)``: poll ``condition`` every 50 ms; AssertionError
+    naming ``what`` if it does not hold within ``seconds``."""
+    return _wait_for
+
+
 @pytest.fixture
 def alive():
     """Whether a process id still names a running (or unreaped) process."""
@@ -38,13 +53,6 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory):
     the ``dask`` command line, as a user would, stopped (workers first) on leaving."""
     distributed = pytest.importorskip("distributed")
 
-    def wait_for(condition, seconds: float, what: str) -> None:
-        deadline = time.monotonic() + seconds
-        while not condition():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{what} did not happen within {seconds} s")
-            time.sleep(0.05)
-
     @contextlib.contextmanager
     def start():
         folder = tmp_path_factory.mktemp("dask")
@@ -63,7 +71,7 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory):
                         subprocess.Popen(command, stdout=log, stderr=log, start_new_session=True)
                     )
             scheduler = processes[0]
-            wait_for(lambda: file.exists() or scheduler.poll() is not None, 60, "scheduler file")
+            _wait_for(lambda: file.exists() or scheduler.poll() is not None, 60, "scheduler file")
             assert file.exists(), (folder / "0.log").read_text()  # else the scheduler died
             with distributed.Client(scheduler_file=str(file), timeout=60) as client:
                 client.wait_for_workers(2, timeout=60)

@@ -84,14 +84,6 @@ def outcomes(iterator: Iterator) -> dict[int, tuple]:
     return found
 
 
-def wait_for(condition, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} did not happen within {seconds} s")
-        time.sleep(0.05)
-
-
 # ------------------------------------------------------------------------ arguments, in-process
 
 
@@ -164,7 +156,7 @@ def test_loky_shares_the_cores_and_reraises_other_errors(tasks):
 
 
 @pytest.mark.parametrize("how", ["close", "interrupt"])
-def test_loky_stopping_early_leaves_no_worker(tasks, tmp_path, how, alive):
+def test_loky_stopping_early_leaves_no_worker(tasks, tmp_path, how, alive, wait_for):
     work = [(0, 0.0, str(tmp_path))] + [(i, 60.0, str(tmp_path)) for i in range(1, 5)]
     running = backends.execute(tasks.nap, work, jobs=2)
 
