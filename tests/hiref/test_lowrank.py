@@ -8,6 +8,7 @@ import torch
 
 from icml25.hiref import (
     child_sizes,
+    lowrank,
     lowrank_cost,
     lowrank_ot,
     min_partial_product_factorisation,
@@ -87,21 +88,43 @@ def test_each_problem_of_a_batch_is_solved_as_if_alone():
         assert int(it_i[0]) == int(iterations[i])
 
 
-def test_a_mirror_step_allocates_no_iterate_sized_tensor():
+def test_a_mirror_step_works_in_its_buffers():
     # the new iterate is written into the gradient's buffer (G, consumed) and the old one
-    # floored in place, so that _solve cycles four (B, r, m) buffers (issue 29: a fresh one per
-    # step fragmented the heap); the result still lies in Pi(a, .) with exact rows
+    # floored in place; the result lies in Pi(a, .) with exact rows
     gen = torch.Generator().manual_seed(3)
     B, r, m = 2, 4, 50
     G, P = torch.rand(B, r, m, generator=gen), torch.rand(B, r, m, generator=gen) + 0.1
+    P[:, 1, :10] = 0.0  # below the floor: must be raised to it
     a, g = torch.full((B, m), 1 / m), torch.full((B, r), 1 / r)
     floor, u = a.unsqueeze(1) * 1e-10, torch.empty(B, 1, m)
     old = P.clone()
     buffers = (G.data_ptr(), P.data_ptr(), u.data_ptr())
     out = _mirror_step(G, P, a, floor, g, 1.0, 5, u)
     assert (out.data_ptr(), P.data_ptr(), u.data_ptr()) == buffers
-    assert torch.equal(P, torch.maximum(old, floor))
+    assert torch.equal(P, torch.maximum(old, floor)) and not torch.equal(P, old)
     torch.testing.assert_close(out.sum(1), a, rtol=1e-5, atol=0)
+
+
+def test_the_solver_allocates_nothing_per_iteration(monkeypatch):
+    # issue 29: a fresh (B, r, m) tensor per step fragmented the heap at n = 2^20; the solver's
+    # iterations now cycle fixed buffers, so the allocations of (B, m) floats or more do not grow
+    # with the number of iterations (the final projection, which copies, is left out here)
+    from torch.profiler import ProfilerActivity, profile
+
+    monkeypatch.setattr(lowrank, "_project_to_tolerance", lambda P, a, g: P)
+    gen = torch.Generator().manual_seed(0)
+    B, k, m, r = 3, 4, 400, 4
+    A, Bf = torch.rand(B, k, m, generator=gen), torch.rand(B, k, m, generator=gen)
+    a, g = torch.full((B, m), 1 / m), torch.full((B, r), 1 / r)
+    start = random_start(B, m, r, torch.Generator().manual_seed(1))
+
+    def allocations(iterations: int) -> int:
+        options = {"max_iter": iterations, "min_iter": iterations, "tol": 1e-30}
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+            _solve(A, Bf, a, a, g, start, gamma=1.0, inner_iter=5, **options)
+        return sum(e.cpu_memory_usage >= B * m * 4 for e in prof.events())
+
+    assert allocations(5) == allocations(45)
 
 
 def _reference_lowrank_ot(A, B, rank, iters, seed, gamma=1.0, inner=5):
