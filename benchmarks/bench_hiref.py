@@ -1,6 +1,6 @@
 """hiref: Hierarchical Refinement against exact OT (ot.emd), mini-batch OT and the official HR_OT.
 
-Eight tables, printed as markdown (torch single-threaded, as on our 2-core machines, except
+Ten tables, printed as markdown (torch single-threaded, as on our 2-core machines, except
 where a table says otherwise):
 
 1. quality: cost(HiRef) / cost(ot.emd) on the four data sets (mean and max over seeds);
@@ -10,6 +10,10 @@ where a table says otherwise):
    (``--scale-log2n``, ``--scale-threads`` choose the rows);
 3b. dask (issue 29): n = 2^20 and 2^22 on two local one-thread Dask workers against one
    process at torch's default thread count (``--dask-log2n``);
+3c. memory (issue 29): peak RSS by level's subsolver, leaves and the rest at 1 and 2 threads,
+   n = 2^20 (``--memory-log2n``), RSS sampled every 3 ms in a fresh process;
+3d. threads (issue 29): whether the subsolver on two threads gives the one-thread bits, for a
+   whole batch of blocks, half of it and one block;
 4. euclidean: ``cost="euclidean"`` against ``ot.emd`` on the Euclidean cost;
 5. official: the official HR_OT (raphael-group/HiRef, src/ on ``--official-src``), run with
    its defaults on ``n = 16384`` beside ours, if a path is given. Its code is never copied here:
@@ -249,6 +253,111 @@ def dask_rows(ns, threads: int, workers: int = 2) -> str:
     return table(header, rows)
 
 
+def _memory_run(n: int, threads: int) -> dict:
+    """One HiRef run on Gaussians (this process, torch on ``threads``) with the RSS sampled every
+    3 ms and attributed to what runs: each level's subsolver, the leaves, the rest (factors,
+    splits). Instrumentation only: it wraps ``refine._solve`` and the leaves' solver."""
+    import threading  # noqa: PLC0415
+
+    from icml25.hiref import refine  # noqa: PLC0415
+    from icml25.hiref.reproduce import peak_rss_mb  # noqa: PLC0415
+
+    torch.set_num_threads(threads)
+    driver = sys.modules["icml25.hiref.hiref"]
+    phase, peaks, solves = ["other"], {}, [0]
+
+    def labelled(fn, label):
+        def run(*args, **kwargs):
+            phase[0] = label() if callable(label) else label
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                phase[0] = "other"
+
+        return run
+
+    def next_level():
+        solves[0] += 1
+        return f"level {solves[0] - 1} subsolver"
+
+    refine._solve = labelled(refine._solve, next_level)
+    driver.solve_leaves = labelled(driver.solve_leaves, "leaves")
+
+    def rss() -> float:
+        with open("/proc/self/status") as fh:
+            return next(int(line.split()[1]) / 1024 for line in fh if line.startswith("VmRSS:"))
+
+    done = threading.Event()
+
+    def sample_rss() -> None:
+        while not done.wait(0.003):
+            label = phase[0]
+            peaks[label] = max(peaks.get(label, 0.0), rss())
+
+    X, Y = sample("gaussians", n, 0)
+    sampler = threading.Thread(target=sample_rss, daemon=True)
+    sampler.start()
+    begin = time.perf_counter()
+    hiref(X, Y, seed=0)
+    seconds = time.perf_counter() - begin
+    done.set()
+    sampler.join()
+    return {"seconds": seconds, "peak_rss_mb": peak_rss_mb(), "by_phase": peaks}
+
+
+def memory(n: int, threads=(1, 2)) -> str:
+    """Peak RSS (MB) by level's subsolver, leaves and the rest, at 1 and 2 torch threads, each in
+    a fresh process (issue 29's profile: where a second thread's extra memory appears)."""
+    runs = {}
+    for t in threads:
+        done = subprocess.run(
+            [sys.executable, __file__, "--memory-run", str(n), str(t)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        runs[t] = json.loads(done.stdout.strip().splitlines()[-1])
+        print(n, t, runs[t], flush=True)
+    labels = list(dict.fromkeys(k for run in runs.values() for k in run["by_phase"]))
+    rows = [[k] + [runs[t]["by_phase"].get(k, float("nan")) for t in threads] for k in labels]
+    rows.append(["whole run (VmHWM)"] + [runs[t]["peak_rss_mb"] for t in threads])
+    rows.append(["wall s"] + [runs[t]["seconds"] for t in threads])
+    header = [f"n = {n}: phase"] + [f"{t} thread{'s' * (t > 1)}: peak RSS MB" for t in threads]
+    return table(header, rows)
+
+
+def _solve_first(problem, count: int, threads: int, options: dict) -> torch.Tensor:
+    """``lowrank._solve`` on the first ``count`` blocks of ``problem`` on ``threads`` threads: Q."""
+    from icml25.hiref.lowrank import _solve  # noqa: PLC0415
+
+    torch.set_num_threads(threads)
+    return _solve(*(t[:count] for t in problem), tol=1e-30, **options)[0]
+
+
+def thread_invariance(iterations: int = 30) -> str:
+    """Does the subsolver on two torch threads give the one-thread bits? Per batch shape: the
+    whole batch, half of it and one block alone, each compared with the whole batch on one
+    thread (random factors, k = r = 4, a fixed number of iterations)."""
+    from icml25.hiref.lowrank import random_start  # noqa: PLC0415
+
+    previous = torch.get_num_threads()
+    options = {"gamma": 1.0, "max_iter": iterations, "min_iter": iterations, "inner_iter": 5}
+    rows = []
+    for blocks, m in ((16, 4096), (4, 65536), (1, 262144)):
+        gen = torch.Generator().manual_seed(0)
+        A, B = torch.rand(blocks, 4, m, generator=gen), torch.rand(blocks, 4, m, generator=gen)
+        a, g = torch.full((blocks, m), 1 / m), torch.full((blocks, 4), 0.25)
+        start = random_start(blocks, m, 4, torch.Generator().manual_seed(1))
+        problem = (A, B, a, a, g, start)  # (blocks, ...) each
+        reference = _solve_first(problem, blocks, 1, options)
+        same = [
+            torch.equal(_solve_first(problem, c, 2, options), reference[:c])
+            for c in (blocks, max(blocks // 2, 1), 1)
+        ]
+        rows.append([blocks, m, *same])
+    torch.set_num_threads(previous)
+    header = ["blocks", "m", "whole batch", "half batch", "one block"]
+    return table(header, rows) + "\n(True: two threads give the one-thread bits)"
+
+
 def _official_perm(X, Y, schedule, seed) -> tuple[np.ndarray, float]:
     """The official HR_OT (FRLC subsolver, its defaults) on one pair: (perm, wall seconds)."""
     import HR_OT  # noqa: PLC0415  (the official code, outside this repository)
@@ -444,9 +553,14 @@ def main() -> None:
         "--dask-log2n", type=int, nargs="*", default=[20, 22], help="log2 n of the Dask rows"
     )
     parser.add_argument("--dask-run", nargs=2, type=int, help=argparse.SUPPRESS)  # N WORKERS
+    parser.add_argument("--memory-run", nargs=2, type=int, help=argparse.SUPPRESS)  # N THREADS
+    parser.add_argument("--memory-log2n", type=int, default=20, help="log2 n of the memory table")
     args = parser.parse_args()
     if args.dask_run:  # one run of dask_rows, in its own process
         print(json.dumps(_on_dask(*args.dask_run)))
+        return
+    if args.memory_run:  # one run of memory, in its own process
+        print(json.dumps(_memory_run(*args.memory_run)))
         return
     default_threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -469,6 +583,8 @@ def main() -> None:
             "euclidean": lambda: euclidean([1024, 4096], 5, exact_cache=args.exact_cache),
         }
     sections["schedules"] = lambda: schedules(4096, 2)
+    sections["memory"] = lambda: memory(2**12 if args.quick else 2**args.memory_log2n)
+    sections["threads"] = thread_invariance
     sections["premise"] = lambda: premise(
         4096, 2, datasets=("moons_rings", "checkerboard", "gaussians"), src=args.official_src
     )
