@@ -178,6 +178,14 @@ def scale(ns, threads=(1, 2)) -> str:
     return table(header + ["cost / W2^2 (closed form)"], rows)
 
 
+def _this_script_in_a_fresh_process(*arguments) -> dict:
+    """This benchmark run as a new Python process with ``arguments`` (so that its peak RSS is
+    its own): the JSON its last line prints."""
+    command = [sys.executable, __file__, *map(str, arguments)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def _on_dask(n: int, workers: int, seed: int = 0) -> dict:
     """One HiRef run with a ``LocalCluster`` of ``workers`` one-thread worker processes (the
     cluster's start-up not timed; this process keeps torch's default threads): wall seconds,
@@ -218,11 +226,7 @@ def dask_rows(ns, threads: int, workers: int = 2) -> str:
     rows = []
     for n in ns:
         alone = _timed_in_fresh_interpreter("gaussians", n, 0, threads=threads)
-        done = subprocess.run(
-            [sys.executable, __file__, "--dask-run", str(n), str(workers)],
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
-        dask = json.loads(done.stdout.strip().splitlines()[-1])
+        dask = _this_script_in_a_fresh_process("--dask-run", n, workers)
         print(n, alone, dask, flush=True)
         rows.append(
             [
@@ -310,11 +314,7 @@ def memory(n: int, threads=(1, 2)) -> str:
     a fresh process (issue 29's profile: where a second thread's extra memory appears)."""
     runs = {}
     for t in threads:
-        done = subprocess.run(
-            [sys.executable, __file__, "--memory-run", str(n), str(t)],
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
-        runs[t] = json.loads(done.stdout.strip().splitlines()[-1])
+        runs[t] = _this_script_in_a_fresh_process("--memory-run", n, t)
         print(n, t, runs[t], flush=True)
     labels = list(dict.fromkeys(k for run in runs.values() for k in run["by_phase"]))
     rows = [[k] + [runs[t]["by_phase"].get(k, float("nan")) for t in threads] for k in labels]

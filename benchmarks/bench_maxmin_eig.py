@@ -186,6 +186,24 @@ def sdp_row(label, M, As, k, repeat):
     ]
 
 
+PLAIN = "plain greedy (numpy eigvalsh per candidate)"
+
+
+def _mean_row(label, anchor, t_ours, t_anchor, ours, theirs) -> list:
+    """Ours against an anchor over instances: mean times, time ratio (anchor / ours), mean
+    results, and the mean and s.d. of the per-instance result ratio (ours / anchor)."""
+    ratio = np.array(ours) / np.array(theirs)
+    t_ours, t_anchor = float(np.mean(t_ours)), float(np.mean(t_anchor))
+    return [label, anchor, t_ours, t_anchor, t_anchor / t_ours, float(np.mean(ours)),
+            float(np.mean(theirs)), float(ratio.mean()), float(ratio.std())]  # fmt: skip
+
+
+def _comparison_header(quantity: str) -> list[str]:
+    times = ["ours s", "anchor s", "time ratio"]
+    results = [f"our {quantity}", f"anchor {quantity}", f"{quantity} ratio", "sd of ratio"]
+    return ["ours", "anchor", *times, *results]
+
+
 def greedy_table(instances: int, repeat: int) -> str:
     times = {"ours": [], "plain": [], "rounding": []}
     gains = {"ours": [], "plain": [], "rounding": []}
@@ -212,33 +230,10 @@ def greedy_table(instances: int, repeat: int) -> str:
             gains[name].append(value(M, As, out[name]) - base)
     rows = []
     for name, label in (("ours", "greedy, batched (ours)"), ("rounding", "rounding (ours)")):
-        ratio = np.array(gains[name]) / np.array(gains["plain"])
-        rows.append(
-            [
-                label,
-                "plain greedy (numpy eigvalsh per candidate)",
-                float(np.mean(times[name])),
-                float(np.mean(times["plain"])),
-                float(np.mean(times["plain"]) / np.mean(times[name])),
-                float(np.mean(gains[name])),
-                float(np.mean(gains["plain"])),
-                float(ratio.mean()),
-                float(ratio.std()),
-            ]
-        )
+        row = _mean_row(label, PLAIN, times[name], times["plain"], gains[name], gains["plain"])
+        rows.append(row)
     print(f"greedy: ours picks the plain greedy's set on {same} of {instances} instances")
-    header = [
-        "ours",
-        "anchor",
-        "ours s",
-        "anchor s",
-        "time ratio",
-        "our gain",
-        "anchor gain",
-        "gain ratio",
-        "sd of ratio",
-    ]
-    return table(header, rows)
+    return table(_comparison_header("gain"), rows)
 
 
 def connectivity_table(nodes: int, instances: int, repeat: int) -> str:
@@ -276,36 +271,16 @@ def connectivity_table(nodes: int, instances: int, repeat: int) -> str:
             ("ghosh_boyd", "Ghosh-Boyd (networkx Fiedler vector)"),
             ("nx_greedy", "greedy (networkx algebraic_connectivity)"),
         ):
-            ratio = np.array(values[ours]) / np.array(values[anchor])
             rows.append(
-                [
-                    label,
-                    anchor_label,
-                    float(np.mean(times[ours])),
-                    float(np.mean(times[anchor])),
-                    float(np.mean(times[anchor]) / np.mean(times[ours])),
-                    float(np.mean(values[ours])),
-                    float(np.mean(values[anchor])),
-                    float(ratio.mean()),
-                    float(ratio.std()),
-                ]
+                _mean_row(
+                    label, anchor_label, times[ours], times[anchor], values[ours], values[anchor]
+                )
             )
     print(
         f"connectivity: {instances} random trees of {nodes} nodes, k = {GRAPH_K}, "
         f"mean lambda_2 of the tree {np.mean(base):.4g}"
     )
-    header = [
-        "ours",
-        "anchor",
-        "ours s",
-        "anchor s",
-        "time ratio",
-        "our lambda_2",
-        "anchor lambda_2",
-        "lambda_2 ratio",
-        "sd of ratio",
-    ]
-    return table(header, rows)
+    return table(_comparison_header("lambda_2"), rows)
 
 
 def main() -> None:
