@@ -1,8 +1,22 @@
 import math
 
+import numpy as np
 import pytest
 
-from icml25.lab.claims import NOT_MEASURED, NOT_REPRODUCED, REPRODUCED, Claim, evaluate, judge
+from icml25.lab.claims import (
+    DIAGNOSTIC,
+    INCONCLUSIVE,
+    NOT_MEASURED,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    Claim,
+    evaluate,
+    headline,
+    judge,
+    replicate_values,
+    t_interval,
+    tally,
+)
 
 
 def claim(comparison=">=", threshold=0.9):
@@ -49,6 +63,9 @@ def test_evaluate_keeps_the_declared_order_and_serialises():
         "threshold": 2.0,
         "measured": 1.0,
         "verdict": NOT_REPRODUCED,
+        "replicates": "",
+        "across": "",
+        "interval": None,
     }
 
 
@@ -105,3 +122,125 @@ def test_checks_are_judged_apart_and_counted_apart():
 def test_malformed_claim_fields_are_refused(kwargs, word):
     with pytest.raises(ValueError, match=word):
         Claim("a", "s", "m", ">=", 1.0, **kwargs)
+
+
+# ---------------------------------------------------------------- replicates and intervals
+
+
+def replicated(comparison=">=", threshold=0.0, **kwargs):
+    return Claim(
+        "g", "gain", "mean_gain", comparison, threshold, replicates="gain[seed=*]", **kwargs
+    )
+
+
+def gains(values):
+    return {"mean_gain": sum(values) / len(values)} | {
+        f"gain[seed={i}]": v for i, v in enumerate(values)
+    }
+
+
+def test_the_interval_is_the_student_t_interval_of_the_mean():
+    from scipy import stats
+
+    values = [2.6, 0.3, -2.2]
+    verdict = judge(replicated(), gains(values))
+    ci = stats.t.interval(0.95, len(values) - 1, loc=np.mean(values), scale=stats.sem(values))
+    assert verdict.interval.low == pytest.approx(ci[0], rel=1e-12)
+    assert verdict.interval.high == pytest.approx(ci[1], rel=1e-12)
+    assert verdict.interval.n == (3,)
+
+
+@pytest.mark.parametrize(
+    "values, expected",
+    [
+        ([2.6, 0.3, -2.2], INCONCLUSIVE),  # a mean gain of +0.2 inside the seed spread
+        ([1.0, 1.1, 0.9, 1.05], REPRODUCED),
+        ([-1.0, -1.1, -0.9], NOT_REPRODUCED),
+        ([0.5, 0.5], REPRODUCED),  # no spread: the interval is the mean
+        ([0.5], INCONCLUSIVE),  # one replicate: an unbounded interval
+    ],
+)
+def test_the_verdict_comes_from_where_the_interval_lies(values, expected):
+    assert judge(replicated(), gains(values)).verdict == expected
+
+
+def test_a_claim_whose_replicates_are_missing_is_not_measured():
+    measurements = gains([1.0, 2.0]) | {"gain[seed=1]": math.nan}
+    assert judge(replicated(), measurements).verdict == NOT_MEASURED
+    assert judge(replicated(), {"mean_gain": 1.0}).verdict == NOT_MEASURED
+
+
+def test_the_pattern_is_literal_but_for_its_wildcards():
+    claim = Claim("g", "s", "m", ">=", 0, replicates="gain[k=5,seed=*]")
+    measurements = {"gain[k=5,seed=0]": 1.0, "gain[k=5,seed=1]": 2.0, "gain[k=10,seed=0]": 9.0}
+    assert replicate_values(claim, measurements) == {"": [1.0, 2.0]}
+
+
+def test_grouped_replicates_take_the_worst_group_for_a_minimum():
+    claim = Claim(
+        "s", "s", "min_share", ">=", 0.5, replicates="share[eps={group},run=*]", across="min"
+    )
+    good = {f"share[eps=0,run={i}]": v for i, v in enumerate([0.9, 0.95, 0.92])}
+    shaky = {f"share[eps=0.05,run={i}]": v for i, v in enumerate([0.9, 0.2, 0.6])}
+    verdict = judge(claim, {"min_share": 0.567, **good, **shaky})
+    assert verdict.interval.n == (3, 3)
+    lows = [t_interval(list(g.values()))[0] for g in (good, shaky)]
+    assert verdict.interval.low == pytest.approx(min(lows), rel=1e-12)
+    assert verdict.verdict == INCONCLUSIVE
+    assert judge(claim, {"min_share": 0.92, **good}).verdict == REPRODUCED
+
+
+def test_a_diagnostic_is_shown_never_judged_nor_counted():
+    question = Claim("why", "does training longer help?", "longer_gain", kind=DIAGNOSTIC)
+    verdicts = [
+        v.to_dict()
+        for v in evaluate([replicated(), question], gains([1.0, 1.2]) | {"longer_gain": 3.0})
+    ]
+    assert verdicts[1]["verdict"] is None and verdicts[1]["measured"] == 3.0
+    counts = tally(verdicts)
+    assert (counts["claims"], counts["checks"], counts["diagnostics"]) == (1, 0, 1)
+    with pytest.raises(ValueError, match="never judged"):
+        Claim("why", "q", "m", ">=", 1.0, kind=DIAGNOSTIC)
+
+
+def test_inconclusive_is_counted_apart():
+    verdicts = [
+        v.to_dict()
+        for v in evaluate(
+            [replicated(), Claim("b", "s", "x", ">=", 0)], gains([2.6, 0.3, -2.2]) | {"x": 1.0}
+        )
+    ]
+    counts = tally(verdicts)
+    assert (counts["reproduced"], counts["inconclusive"], counts["not_reproduced"]) == (1, 1, 0)
+    assert headline(counts) == "1 of 2 claims reproduced, 1 inconclusive"
+
+
+@pytest.mark.parametrize(
+    "kwargs, word",
+    [
+        ({"replicates": "gain[seed=0]"}, "'\\*'"),
+        ({"replicates": "gain[eps={group},run=*]"}, "across"),
+        ({"across": "min"}, "group"),
+    ],
+)
+def test_malformed_replicates_are_refused(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        Claim("a", "s", "m", ">=", 0.0, **kwargs)
+
+
+def test_run_summary_tallies_its_counts_from_its_verdicts():
+    from icml25.lab.run_summary import RunSummary
+
+    verdicts = [
+        v.to_dict()
+        for v in evaluate(
+            [replicated(), Claim("b", "s", "x", ">=", 0)], gains([2.6, 0.3, -2.2]) | {"x": 1.0}
+        )
+    ]
+    fields = dict(slug="p", title="t", scale="smoke", seed=0, complete=True, config={})
+    fields |= dict(cells={}, failures=[], measurements={}, figures=[], timing={}, provenance={})
+    data = RunSummary(claims=verdicts, **fields).to_dict()
+    data["counts"] = {"claims": 99}  # stored counts are never trusted
+    summary = RunSummary.from_dict(data)
+    assert summary.counts == tally(verdicts)
+    assert summary.compact() == "1/2 claims, 1 inconclusive"

@@ -299,3 +299,43 @@ def test_list_and_show_the_committed_results_after_install(tmp_path, monkeypatch
     assert f"{counts['reproduced']}/{counts['claims']} claims" in row
     assert main(["show", SLUG, "--runs", str(tmp_path)]) == 0
     assert "committed: scale default, seed 0" in capsys.readouterr().out
+
+
+def _noisy_claims(slug):
+    """ipd_pavlov's claims, a claim on the smoke run's one DQN replicate (one replicate: an
+    unbounded interval, so inconclusive whatever its value), and a diagnostic."""
+    from icml25.lab.claims import Claim
+
+    noisy = Claim(
+        "noisy",
+        "one replicate says nothing of the spread",
+        "mean_pavlov_share_dqn",
+        ">=",
+        0.5,
+        replicates="pavlov_share[dqn,replicate=*]",
+    )
+    why = Claim("why", "Does the DQN switch?", "switches[dqn,replicate=0]", kind="diagnostic")
+    return (*ipd_claims(), noisy, why)
+
+
+def test_inconclusive_and_diagnostics_are_shown_apart_and_strict_refuses_inconclusive(
+    runs, monkeypatch, capsys
+):
+    from icml25.lab import reproduction
+
+    monkeypatch.setattr(reproduction, "load_claims", _noisy_claims)
+    argv = ["run", SLUG, "--scale", "smoke", "--jobs", "1", "--out", str(runs)]
+    assert main(argv) == 0
+    summary = smoke_summary(runs)
+    noisy = next(c for c in summary["claims"] if c["id"] == "noisy")
+    assert noisy["verdict"] == "inconclusive" and noisy["interval"]["n"] == [1]
+    assert summary["counts"]["inconclusive"] == 1 and summary["counts"]["diagnostics"] == 1
+    assert main(argv + ["--strict"]) == 1
+    capsys.readouterr()
+    assert main(["show", SLUG, "--runs", str(runs)]) == 0
+    out = capsys.readouterr().out
+    assert "1 inconclusive" in out and "[diagnostic] Does the DQN switch?" in out
+    assert "[single run]" in out and "95% student-t, n=1" in out
+    assert main(["report", "--runs", str(runs), "--out", str(runs / "site")]) == 0
+    page = (runs / "site" / f"{SLUG}.html").read_text()
+    assert "shown, not judged" in page and "inconclusive" in page and "single run" in page

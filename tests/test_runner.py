@@ -67,18 +67,81 @@ def test_code_fingerprint_is_stable_and_per_paper():
     assert code_fingerprint(SLUG) != code_fingerprint("maxmin_eig")
 
 
-def test_the_code_of_a_paper_is_its_package_and_the_common_modules_it_imports(tmp_path):
-    from icml25.lab.reproduction import _code_files
-
-    (tmp_path / "paper").mkdir()
-    (tmp_path / "common").mkdir()
-    (tmp_path / "paper" / "claims.py").write_text("from icml25.common import unused\n")
-    (tmp_path / "paper" / "model.py").write_text("from icml25.common.net import Net\n")
-    (tmp_path / "common" / "net.py").write_text("import icml25.common.checks\n")
+def _paper(root):
+    """A one-paper tree: the map side imports a model and a common module, the reduce side a
+    plotting helper, claims.py an unused common module."""
+    files = {
+        "paper/__init__.py": "",
+        "paper/claims.py": "from icml25.common import unused\n",
+        "paper/model.py": "from icml25.common.net import Net\n",
+        "paper/reproduce.py": (
+            "from icml25.paper.model import Net\n"
+            "import numpy as np\n"
+            "SCALES = {}\n"
+            "def shared(x):\n    return x + 1\n"
+            "def cells(config):\n    return [{}]\n"
+            "def run_cell(config, cell, seed):\n    return {'y': shared(Net)}\n"
+        ),
+        "paper/summary.py": (
+            "from icml25.paper.reproduce import shared\n"
+            "from icml25.common.plot import axes\n"
+            "def _figure(y):\n    return axes(y)\n"
+            "def summarize(config, results):\n    return shared(_figure(results))\n"
+        ),
+        "common/net.py": "import icml25.common.checks\nNet = 1\n",
+        "common/plot.py": "def axes(y):\n    return y\n",
+    }
     for name in ("checks", "unused", "other"):
-        (tmp_path / "common" / f"{name}.py").write_text("x = 1\n")
-    files = [p.relative_to(tmp_path).as_posix() for p in _code_files(tmp_path, "paper")]
-    assert files == ["paper/model.py", "common/checks.py", "common/net.py"]
+        files[f"common/{name}.py"] = "x = 1\n"
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def _edit(path, old, new):
+    path.write_text(path.read_text().replace(old, new))
+
+
+@pytest.mark.parametrize(
+    "file, old, new, cells, summary",
+    [
+        ("paper/summary.py", "return axes(y)", "return axes(-y)", False, True),
+        ("common/plot.py", "return y", "return 2 * y", False, True),
+        ("paper/reproduce.py", "return x + 1", "return x + 2", True, True),  # both use it
+        ("paper/reproduce.py", "[{}]", "[{}, {}]", True, False),
+        ("paper/model.py", "Net\n", "Net as Net\n", True, False),
+        ("common/checks.py", "x = 1", "x = 2", True, False),
+        ("paper/claims.py", "unused", "other", False, False),
+        ("common/unused.py", "x = 1", "x = 2", False, False),
+    ],
+)
+def test_each_fingerprint_covers_its_side_and_what_it_imports(
+    tmp_path, file, old, new, cells, summary
+):
+    from icml25.lab.reproduction import summary_fingerprint
+
+    _paper(tmp_path)
+    before = code_fingerprint("paper", tmp_path), summary_fingerprint("paper", tmp_path)
+    _edit(tmp_path / file, old, new)
+    after = code_fingerprint("paper", tmp_path), summary_fingerprint("paper", tmp_path)
+    assert (before[0] != after[0], before[1] != after[1]) == (cells, summary)
+
+
+def test_a_definition_moved_unchanged_between_the_sides_changes_no_fingerprint(tmp_path):
+    from icml25.lab.reproduction import summary_fingerprint
+
+    _paper(tmp_path)
+    before = code_fingerprint("paper", tmp_path), summary_fingerprint("paper", tmp_path)
+    summary = tmp_path / "paper" / "summary.py"
+    _edit(summary, "def _figure(y):\n    return axes(y)\n", "")
+    _edit(summary, "import shared\n", "import _figure, shared\n")
+    _edit(
+        tmp_path / "paper" / "reproduce.py",
+        "SCALES = {}\n",
+        "SCALES = {}\nfrom icml25.common.plot import axes\ndef _figure(y):\n    return axes(y)\n",
+    )
+    after = code_fingerprint("paper", tmp_path), summary_fingerprint("paper", tmp_path)
+    assert after == before
 
 
 def test_code_fingerprint_ignores_docstrings_and_comments():
@@ -377,3 +440,83 @@ def test_a_model_run_sums_its_calls_tokens_and_cost_and_names_the_model(tmp_path
     assert all(h["authorization"] == "Bearer sk-secret-never-written" for h in server.headers)
     written = "".join(p.read_text() for p in tmp_path.rglob("*.json"))
     assert "sk-secret-never-written" not in written + json.dumps(summary)
+
+
+# ---------------------------------------------------------------- the reduce side
+
+
+def test_a_summary_only_edit_reduces_the_cached_cells_again(tmp_path, monkeypatch):
+    import icml25.ipd_pavlov.summary as reduce
+
+    first = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    real = reduce.summarize
+
+    def edited(config, results):
+        result = real(config, results)
+        result.measurements["extra"] = 1.0
+        return result
+
+    monkeypatch.setattr(reduce, "summarize", edited)
+    monkeypatch.setattr(runner, "summary_fingerprint", lambda slug: "edited")
+    again = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    assert again["cells"]["cached"] == again["cells"]["total"] and again["cells"]["computed"] == 0
+    assert again["measurements"] == {**first["measurements"], "extra": 1.0}
+    assert again["provenance"]["summary_fingerprint"] == "edited"
+    assert again["provenance"]["code_fingerprint"] == first["provenance"]["code_fingerprint"]
+
+
+def test_a_figure_that_fails_is_a_warning_and_the_verdicts_stand(tmp_path, monkeypatch):
+    import icml25.ipd_pavlov.summary as reduce
+
+    first = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    real = reduce.summarize
+
+    def broken_figure(config, results):
+        result = real(config, results)
+
+        def fails():
+            raise RuntimeError("no axes today")
+
+        result.figures = {"broken": fails, **result.figures}
+        return result
+
+    monkeypatch.setattr(reduce, "summarize", broken_figure)
+    again = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    assert again["figure_errors"] == [{"name": "broken", "error": "RuntimeError: no axes today"}]
+    assert again["claims"] == first["claims"] and again["complete"]
+    assert len(again["figures"]) == len(first["figures"])
+
+
+def test_rejudge_applies_new_claims_to_stored_measurements(tmp_path):
+    import dataclasses
+
+    from icml25.lab.reproduction import load_claims
+
+    summary = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    claims = load_claims(SLUG)
+    flipped = (dataclasses.replace(claims[0], threshold=2.0), *claims[1:])  # a share never >= 2
+    again = runner.rejudge(summary, flipped)
+    assert again["claims"][0]["verdict"] == "not reproduced"
+    assert again["claims"][1:] == summary["claims"][1:]
+    assert again["measurements"] == summary["measurements"]
+    assert again["counts"]["reproduced"] == summary["counts"]["reproduced"] - (
+        summary["claims"][0]["verdict"] == "reproduced"
+    )
+    assert "judged" in again["provenance"]
+
+
+def test_the_map_side_never_imports_the_reduce_side():
+    import ast
+
+    from icml25.lab import catalog
+    from icml25.lab.reproduction import claims_path
+
+    for slug in catalog.implemented():
+        path = claims_path(slug).with_name("reproduce.py")
+        names = {
+            n.module if isinstance(n, ast.ImportFrom) else a.name
+            for n in ast.walk(ast.parse(path.read_text()))
+            if isinstance(n, ast.Import | ast.ImportFrom)
+            for a in n.names
+        }
+        assert f"icml25.{slug}.summary" not in names and "summary" not in names, slug

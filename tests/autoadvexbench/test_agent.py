@@ -5,6 +5,7 @@ import json
 import pytest
 
 import icml25.autoadvexbench.reproduce as repro
+import icml25.autoadvexbench.summary as reduce
 from icml25.autoadvexbench import (
     ScriptedAttacker,
     Task,
@@ -115,7 +116,7 @@ def test_llm_agent_runs_a_cell_end_to_end_against_the_stub(tmp_path, monkeypatch
         assert llm["stop_reason"] == "broken"  # BPDA, written by the "model", breaks quantisation
         assert out["llm_usage"]["calls"] == len(server.requests) == 6
         assert "Evaluate the robustness" in server.requests[0]["messages"][1]["content"]
-        summary = repro.summarize(config, [({"part": "defense", "defense": "quantised"}, out)])
+        summary = reduce.summarize(config, [({"part": "defense", "defense": "quantised"}, out)])
         assert "ratio_quantised_llm_mean" in summary.measurements
 
 

@@ -1,4 +1,5 @@
 import icml25.autoadvexbench.reproduce as repro
+import icml25.autoadvexbench.summary as reduce
 from icml25.autoadvexbench.claims import CLAIMS
 
 
@@ -43,7 +44,7 @@ def test_claims_take_the_worst_replicate():
         ({"part": "defense", "defense": "quantised"}, fake("q", {"pgd": 0.4, "pgd_bpda": 0.6})),
         ({"part": "defense", "defense": "adv_trained"}, fake("a", {"pgd": 0.7, "adaptive": 0.55})),
     ]
-    m = repro.summarize(config, results).measurements
+    m = reduce.summarize(config, results).measurements
     assert m["a1_quantised_pgd_min_ratio"] == 0.4  # "fails to break": the smallest ratio
     assert m["a2_quantised_bpda_max_ratio"] == 0.6  # "breaks": the largest
     assert m["b_adv_trained_min_ratio"] == 0.55  # over attacks too

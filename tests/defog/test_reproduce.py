@@ -1,6 +1,7 @@
 """The declared claims keep the issue's thresholds; one smoke cell runs."""
 
 import icml25.defog.reproduce as dr
+import icml25.defog.summary as ds
 from icml25.defog.claims import CLAIMS
 
 
@@ -27,7 +28,7 @@ def test_default_scale_is_the_issues():
 def test_smoke_cell_and_summary_measure_every_claim():
     config = dr.SCALES["smoke"]
     results = [(c, dr.run_cell(config, c, seed=5)) for c in dr.cells(config)]
-    summary = dr.summarize(config, results)
+    summary = ds.summarize(config, results)
     for claim in CLAIMS:
         assert claim.metric in summary.measurements, claim.metric
     assert summary.measurements["same_weights_all_settings"] == 1.0

@@ -1,4 +1,5 @@
 import icml25.gpt_causal.reproduce as gc
+import icml25.gpt_causal.summary as gs
 from icml25.gpt_causal.claims import CLAIMS
 from icml25.lab import runner
 from icml25.lab.claims import NOT_MEASURED
@@ -20,6 +21,6 @@ def test_quintiles_and_declarations():
 
     conf = np.arange(10.0)
     legal = np.array([0, 0, 0, 1, 0, 1, 1, 1, 1, 1], dtype=bool)
-    assert gc._quintile_rates(conf, legal).tolist() == [0.0, 0.5, 0.5, 1.0, 1.0]
+    assert gs._quintile_rates(conf, legal).tolist() == [0.0, 0.5, 0.5, 1.0, 1.0]
     assert [c.id for c in CLAIMS if c.kind == "check"] == ["train_plateau"]
     assert gc.cells(gc.SCALES["default"]) == [{"run": "main"}]

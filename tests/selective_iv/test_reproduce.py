@@ -1,6 +1,7 @@
 import numpy as np
 
 import icml25.selective_iv.reproduce as rep
+import icml25.selective_iv.summary as reduce
 from icml25.lab import runner
 from icml25.selective_iv.claims import CLAIMS
 
@@ -50,7 +51,7 @@ def test_summary_means_and_gaps_by_hand():
                     out["point"] = out["selected"]
                 extra = {"labelled_fraction": 0.5, "weak_share_true": 0.9}
                 results.append((cell, out | extra | {"weak_share_estimated": 0.5 + 0.1 * r}))
-    m = rep.summarize(config, results).measurements
+    m = reduce.summarize(config, results).measurements
     np.testing.assert_allclose(m["nucem_strong_point_minus_selected"], 0.1)
     np.testing.assert_allclose(m["nucem_strong_partial_minus_selected"], 0.15)
     np.testing.assert_allclose(m["nucem_strong_oracle_margin"], 0.2)

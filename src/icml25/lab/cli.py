@@ -1,9 +1,10 @@
 """The command line: ``icml25 list | show | run | report`` (also ``python -m icml25``).
 
 Exit codes: 0 success; 1 a cell or a summary failed (or, with ``--strict``, a claim was not
-reproduced; with ``--compare``, a measurement disagreed with the committed one); 2 bad input
-or a file the command cannot write or read (one line on stderr, never a traceback); 130 Ctrl-C
-and 143 SIGTERM, with every finished cell kept on disk and the workers stopped.
+reproduced or inconclusive; with ``--compare``, a measurement disagreed with the committed
+one); 2 bad input or a file the command cannot write or read (one line on stderr, never a
+traceback); 130 Ctrl-C and 143 SIGTERM, with every finished cell kept on disk and the workers
+stopped.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ import click
 
 from icml25.common.llm import Endpoint, LLMConfigError, endpoint_from_env
 from icml25.lab import catalog, store
-from icml25.lab.claims import headline
+from icml25.lab.claims import CHECK, DIAGNOSTIC
 from icml25.lab.reproduction import SCALE_NAMES, load_claims, tolerances
+from icml25.lab.run_summary import RunSummary
 
 DEFAULT_RUNS = "runs"
 DEFAULT_TOLERANCE = 1e-6  # relative, for --compare, unless the paper's claims.py says otherwise
@@ -58,16 +60,8 @@ def _problem(err: store.Unreadable) -> None:
 
 
 def _compact(summary: dict | None) -> str:
-    """``5/6 claims, 2/2 checks`` for a table cell."""
-    if summary is None:
-        return ""
-    n = summary["counts"]
-    text = f"{n['reproduced']}/{n['claims']} claims"
-    if n["incomplete"]:
-        text = f"incomplete ({summary['cells']['failed']} failed cells)"
-    if n["checks"]:
-        text += f", {n['checks_hold']}/{n['checks']} checks"
-    return text
+    """``4/6 claims, 1 inconclusive, 2/2 checks`` for a table cell."""
+    return "" if summary is None else RunSummary.from_dict(summary).compact()
 
 
 def _where(summary: dict) -> str:
@@ -83,14 +77,7 @@ def _model_note(summary: dict) -> str:
 
 def _echo_verdicts(summary: dict, err: bool = False, usage: bool = True) -> None:
     for v in summary["claims"]:
-        measured = "-" if v["measured"] is None else f"{v['measured']:.4g}"
-        kind = " [check]" if v.get("kind") == "check" else ""
-        paper = f" (paper: {v['paper_value']})" if v.get("paper_value") else ""
-        click.echo(
-            f"  ({v['id']}){kind} {v['metric']} = {measured} {v['comparison']} "
-            f"{v['threshold']:g}: {v['verdict']}{paper}",
-            err=err,
-        )
+        click.echo(f"  {_verdict_line(v)}", err=err)
     line = _usage_line(summary) if usage else None
     if line:
         click.echo(line, err=err)
@@ -102,6 +89,30 @@ def _echo_verdicts(summary: dict, err: bool = False, usage: bool = True) -> None
     if summary.get("summary_error"):
         last = summary["summary_error"].strip().splitlines()[-1]
         click.echo(f"  the summary failed: {last}", err=err)
+
+
+def _verdict_line(v: dict) -> str:
+    """``(a) gain = 0.031 [-0.004, 0.066] >= 0: inconclusive`` for a claim with replicates,
+    ``(b) [single run] ...`` for one on one number, ``(c) [diagnostic] question: value``."""
+    measured = "-" if v["measured"] is None else f"{v['measured']:.4g}"
+    if v.get("kind") == DIAGNOSTIC:
+        return f"({v['id']}) [diagnostic] {v['statement']} {v['metric']} = {measured}"
+    kind = " [check]" if v.get("kind") == CHECK else ""
+    interval = v.get("interval")
+    if interval:
+        n = interval["n"]
+        count = f"n={n[0]}" if len(n) == 1 else f"{len(n)} groups of n={min(n)}-{max(n)}"
+        spread = (
+            f" [{interval['low']:.4g}, {interval['high']:.4g}] "
+            f"({interval['confidence']:.0%} {interval['method']}, {count})"
+        )
+    else:
+        spread = " [single run]" if v.get("kind", "claim") == "claim" else ""
+    paper = f" (paper: {v['paper_value']})" if v.get("paper_value") else ""
+    return (
+        f"({v['id']}){kind} {v['metric']} = {measured}{spread} {v['comparison']} "
+        f"{v['threshold']:g}: {v['verdict']}{paper}"
+    )
 
 
 def _usage_line(summary: dict) -> str | None:
@@ -121,7 +132,7 @@ def _paper_line(summary: dict) -> str:
     return (
         f"{summary['slug']} [{summary['scale']}, seed {summary['seed']}{_model_note(summary)}] "
         f"{cells['ok']}/{cells['total']} cells ({cells['cached']} cached, {cells['failed']} "
-        f"failed), {timing['wall_seconds']:.1f} s: {headline(summary['counts'])}"
+        f"failed), {timing['wall_seconds']:.1f} s: {RunSummary.from_dict(summary).headline}"
     )
 
 
@@ -160,7 +171,7 @@ def list_(runs: str | None, as_json: bool) -> None:
                     "seed": s["seed"],
                     "origin": s["origin"],
                     "complete": s["complete"],
-                    "counts": s["counts"],
+                    "counts": RunSummary.from_dict(s).counts,
                     "finished": s["provenance"]["finished"],
                     "commit": s["provenance"]["commit"],
                 },
@@ -169,7 +180,7 @@ def list_(runs: str | None, as_json: bool) -> None:
         ]
         click.echo(json.dumps(data, indent=2))
         return
-    table = [("slug", "status", "shown", "claims reproduced, checks that hold")]
+    table = [("slug", "status", "shown", "claims reproduced, inconclusive, checks")]
     table += [(c.slug, c.status, _where(s) if s else "", _compact(s)) for c, s in rows]
     widths = [max(len(r[i]) for r in table) for i in range(3)]
     for row in table:
@@ -229,13 +240,16 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
         click.echo(f"official code: {card.code_url}")
     click.echo(f"area: {card.area}    status: {card.status}\n\n{textwrap.fill(card.summary, 99)}\n")
     for claim in claims:
-        kind = "check" if claim["kind"] == "check" else "claim"
         paper = f" [paper: {claim['paper_value']}" if claim["paper_value"] else ""
         paper += f", {claim['source']}]" if claim["source"] and paper else ("]" if paper else "")
-        line = (
-            f"{kind} ({claim['id']}) {claim['metric']} {claim['comparison']} "
-            f"{claim['threshold']:g}: {claim['statement']}{paper}"
-        )
+        if claim["kind"] == DIAGNOSTIC:
+            line = f"diagnostic ({claim['id']}) {claim['metric']}: {claim['statement']}"
+        else:
+            over = f" (mean of {claim['replicates']})" if claim["replicates"] else ""
+            line = (
+                f"{claim['kind']} ({claim['id']}) {claim['metric']}{over} "
+                f"{claim['comparison']} {claim['threshold']:g}: {claim['statement']}{paper}"
+            )
         click.echo(textwrap.fill(line, 99, subsequent_indent="    "))
     for summary in found:
         prov = summary["provenance"]
@@ -243,7 +257,7 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
         click.echo(
             f"\n{summary['origin']}: scale {summary['scale']}, seed {summary['seed']}"
             f"{_model_note(summary)}, {prov['finished']}, commit {commit}: "
-            f"{headline(summary['counts'])}"
+            f"{RunSummary.from_dict(summary).headline}"
         )
         if summary["scale"] == "smoke":
             click.echo("  (smoke: not evidence)")
@@ -270,7 +284,9 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
     "--out", default=DEFAULT_RUNS, show_default=True, metavar="DIR", help="Runs folder to write."
 )
 @click.option("--force", is_flag=True, help="Recompute cells already on disk.")
-@click.option("--strict", is_flag=True, help="Exit 1 when a claim is not reproduced.")
+@click.option(
+    "--strict", is_flag=True, help="Exit 1 when a claim is not reproduced or inconclusive."
+)
 @click.option(
     "--compare",
     is_flag=True,
@@ -324,14 +340,12 @@ def run(
         slugs = catalog.implemented()
     if not slugs:
         raise InputError("name at least one paper SLUG, or --all")
-    for slug in slugs:
-        card = _card(slug)
-        if card.status != catalog.IMPLEMENTED:
-            raise InputError(f"paper {slug!r} has no reproduction yet (status: {card.status})")
+    try:
+        runner.check_arguments(list(slugs), scale=scale, seed=seed, jobs=jobs, backend=backend)
+    except ValueError as err:
+        raise InputError(str(err)) from None
     endpoint = _endpoint(llm_base_url, llm_model, llm_price)
     named_here = any(x is not None for x in (llm_model, llm_base_url, llm_price))
-    if endpoint is not None and not named_here and not _any_uses_llm(slugs, scale):
-        endpoint = None  # a model named only in the environment: offline papers run offline
     committed = _committed(slugs, scale, seed) if compare else {}
     terminal = sys.stdout.isatty() and not as_json
 
@@ -356,6 +370,7 @@ def run(
             on_paper=finished,
             on_message=lambda line: click.echo(f"icml25: {line}", err=True),
             llm=endpoint,
+            llm_required=named_here,
         )
     except ValueError as err:
         raise InputError(str(err)) from None
@@ -371,7 +386,12 @@ def run(
         ]
         click.echo(json.dumps(data, indent=2))
     failed = not all(s["complete"] for s in summaries.values())
-    unproven = any(c["verdict"] not in GOOD for s in summaries.values() for c in s["claims"])
+    unproven = any(
+        c["verdict"] not in GOOD
+        for s in summaries.values()
+        for c in s["claims"]
+        if c.get("kind") != DIAGNOSTIC
+    )
     if failed or (strict and unproven) or any(disagreements.values()):
         raise click.exceptions.Exit(1)
 
@@ -387,13 +407,6 @@ def _endpoint(base_url: str | None, model: str | None, price) -> Endpoint | None
             raise InputError("--llm-price needs a model: name one with --llm-model")
         endpoint = replace(endpoint, price_in_per_mtok=price[0], price_out_per_mtok=price[1])
     return endpoint
-
-
-def _any_uses_llm(slugs, scale: str) -> bool:
-    from icml25.lab import runner
-    from icml25.lab.reproduction import load
-
-    return any(runner.uses_llm(load(slug).config(scale)) for slug in slugs)
 
 
 def _committed(slugs, scale: str, seed: int) -> dict[str, dict]:
@@ -412,11 +425,29 @@ def _committed(slugs, scale: str, seed: int) -> dict[str, dict]:
     return found
 
 
+def _what_ran(old: dict, new: dict) -> str:
+    """Whether the cells or the summary code changed since the committed run, and so what this
+    run computed and what it reduced again."""
+    was, now = old["provenance"], new["provenance"]
+    cells = new["cells"]
+    if was.get("code_fingerprint") != now.get("code_fingerprint"):
+        return (
+            f"the cells' code changed since the committed run: {cells['computed']} cells computed"
+        )
+    if was.get("summary_fingerprint") != now.get("summary_fingerprint"):
+        return (
+            f"only the summary code changed since the committed run: {cells['cached']} cached "
+            f"cells reduced again, {cells['computed']} computed"
+        )
+    return f"the same code as the committed run: {cells['computed']} cells computed"
+
+
 def _compare(old: dict, new: dict) -> int:
     """Print every measurement, committed beside new; return how many disagree."""
     limits = tolerances(old["slug"])
     names = list(dict.fromkeys([*old["measurements"], *new["measurements"]]))
     click.echo(f"{old['slug']}: committed ({old['provenance']['finished']}) vs this run")
+    click.echo(f"  {_what_ran(old, new)}")
     bad = 0
     for name in names:
         a, b = old["measurements"].get(name), new["measurements"].get(name)

@@ -30,9 +30,11 @@ from icml25.lab import catalog, store
 from icml25.lab.claims import (
     CHECK,
     CLAIM,
+    DIAGNOSTIC,
     FAILS,
     HOLDS,
     INCOMPLETE,
+    INCONCLUSIVE,
     NOT_MEASURED,
     NOT_REPRODUCED,
     REPRODUCED,
@@ -120,12 +122,12 @@ def _evidence(
 
 def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str, Any]:
     """A summary with every field the templates read, of the right type; raises KeyError,
-    TypeError or ValueError when the summary's content is not what schema 2 promises."""
+    TypeError or ValueError when the summary's content is not what its schema promises."""
     origin = summary.get("origin", RUNS)
     scale, seed = str(summary["scale"]), _integer(summary["seed"], "seed")
     provenance = _mapping(summary.get("provenance"), "provenance")
     claims = [_claim(c) for c in _sequence(summary["claims"], "claims")]
-    counts = tally(claims)
+    counts = tally(claims)  # the claims are checked above: tallied as RunSummary does
     measurements = _mapping(summary["measurements"], "measurements")
     cells = _mapping(summary.get("cells"), "cells")
     timing = _mapping(summary.get("timing"), "timing")
@@ -175,6 +177,10 @@ def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str,
             _mapping(summary.get("warnings"), "warnings").items(), key=lambda kv: -_count(kv[1])
         ),
         "summary_error": summary.get("summary_error"),
+        "figure_errors": [
+            {"name": str(f["name"]), "error": str(f["error"])}
+            for f in _sequence(summary.get("figure_errors", []), "figure_errors")
+        ],
         "timing": {
             key: _seconds(timing.get(key))
             for key in (
@@ -194,6 +200,8 @@ def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str,
             "started": _when(provenance.get("started")),
             "finished": _when(provenance.get("finished")),
             "code_fingerprint": provenance.get("code_fingerprint"),
+            "summary_fingerprint": provenance.get("summary_fingerprint"),
+            "judged": _when(provenance.get("judged")),
             "versions": list(_mapping(provenance.get("versions"), "versions").items()),
             "dependencies": list(_mapping(provenance.get("dependencies"), "dependencies").items()),
         },
@@ -214,9 +222,19 @@ def _model(config: Any) -> str:
 def _claim(c: Any) -> dict[str, Any]:
     c = _mapping(c, "a claim")
     kind = c.get("kind", CLAIM)
-    if kind not in (CLAIM, CHECK):
+    if kind not in (CLAIM, CHECK, DIAGNOSTIC):
         raise ValueError(f"claim {c.get('id')!r} has kind {kind!r}")
-    verdict = str(c["verdict"])
+    verdict = "shown, not judged" if kind == DIAGNOSTIC else str(c["verdict"])
+    interval = c.get("interval")
+    if interval is not None:
+        interval = _mapping(interval, "interval")
+        interval = {
+            "low": float(interval["low"]),
+            "high": float(interval["high"]),
+            "n": [_integer(k, "interval.n") for k in _sequence(interval["n"], "interval.n")],
+            "confidence": float(interval.get("confidence", 0.95)),
+            "method": str(interval.get("method", "")),
+        }
     return {
         "id": str(c["id"]),
         "statement": str(c.get("statement", "")),
@@ -228,7 +246,9 @@ def _claim(c: Any) -> dict[str, Any]:
         "threshold": c.get("threshold"),
         "measured": c.get("measured"),
         "verdict": verdict,
-        "css": verdict.replace(" ", "-"),
+        "css": "muted" if kind == DIAGNOSTIC else verdict.replace(" ", "-"),
+        "interval": interval,
+        "single_run": kind == CLAIM and interval is None and not c.get("replicates"),
     }
 
 
@@ -244,7 +264,7 @@ def _claim_parts(claims: list[dict[str, Any]]) -> list[tuple[str, str]]:
         return [(INCOMPLETE, f"{n} {noun} incomplete")]
     done = verdicts.count(REPRODUCED)
     parts = [("reproduced" if done == n else "partial", f"{done} of {n} {noun} reproduced")]
-    return parts + _others(verdicts, (NOT_REPRODUCED, INCOMPLETE, NOT_MEASURED))
+    return parts + _others(verdicts, (NOT_REPRODUCED, INCONCLUSIVE, INCOMPLETE, NOT_MEASURED))
 
 
 def _check_parts(claims: list[dict[str, Any]]) -> list[tuple[str, str]]:

@@ -1,6 +1,6 @@
 """The reproduction protocol: scales, cells, run_cell, summarize.
 
-A paper's reproduction is two modules. ``icml25/<slug>/claims.py`` defines
+A paper's reproduction is three modules. ``icml25/<slug>/claims.py`` defines
 
 ``CLAIMS``
     a tuple of :class:`~icml25.lab.claims.Claim` (claims and checks), declared before anything
@@ -11,7 +11,7 @@ and may define ``TOLERANCES``, a dict ``{metric: relative tolerance}`` for the m
 that ``icml25 run --compare`` may not expect to repeat to the default 1e-6; ``None`` marks a
 wall-clock measurement (a time, a throughput), shown beside the committed one but not compared.
 
-``icml25.<slug>.reproduce`` defines
+``icml25.<slug>.reproduce``, the map side, defines
 
 ``SCALES``
     a dict ``{"smoke": cfg, "default": cfg, "paper": cfg}`` of frozen config dataclasses;
@@ -20,16 +20,25 @@ wall-clock measurement (a time, a throughput), shown beside the committed one bu
 ``run_cell(config, cell, seed) -> dict``
     one cell's computation (a training run, a simulation, a solver call), seeded by ``seed``
     alone; it returns numbers, and arrays for the figures;
-``summarize(config, results) -> Summary``
-    ``results`` is a list of ``(cell, output)`` pairs in the order of ``cells(config)``; the
-    runner calls it only when every cell succeeded; it returns the measurements and figures,
-    never a verdict;
 
 and may define
 
 ``CELL_THREADS``
     an int: the most threads (torch, BLAS, OpenMP) one cell should use, for cells whose small
     products run slower on more threads; the runner applies it, in workers and in-process.
+
+``icml25.<slug>.summary``, the reduce side, may import ``reproduce`` (never the reverse) and
+defines
+
+``summarize(config, results) -> Summary``
+    ``results`` is a list of ``(cell, output)`` pairs in the order of ``cells(config)``; the
+    runner calls it only when every cell succeeded; it returns the measurements and figures,
+    never a verdict. Figures are functions, drawn by the runner after the measurements are
+    taken: one that raises is a warning, and the verdicts stand.
+
+The cells are cached under :func:`code_fingerprint` (the map side) and the summary records
+:func:`summary_fingerprint` (the reduce side): editing ``summary.py`` reduces the cached cells
+again without recomputing any.
 
 Because a reproduction is map(run_cell) then reduce(summarize), the runner can place its cells
 on any worker, and a test can run a single cell.
@@ -61,8 +70,12 @@ SCALE_NAMES = ("smoke", "default", "paper")
 
 @dataclass
 class Summary:
-    """What ``summarize`` returns: named measurements (floats), named matplotlib figures, and
-    optional captions for them (``{name: caption}``; else the figure's own title is used)."""
+    """What ``summarize`` returns: named measurements (floats), named figures, and optional
+    captions for them (``{name: caption}``; else the figure's own title is used).
+
+    A figure is a matplotlib ``Figure`` or, better, a function of no arguments that returns
+    one: the runner calls it after the measurements are safe, and a figure that raises is a
+    warning that leaves every verdict as it is."""
 
     measurements: dict[str, float]
     figures: dict[str, Any] = field(default_factory=dict)
@@ -87,8 +100,13 @@ class Reproduction:
 
 
 def module_path(slug: str) -> str:
-    """Where the reproduction of a paper lives; the lab imports it by this path only."""
+    """Where the map side of a paper's reproduction lives; the lab imports it by this path."""
     return f"icml25.{slug}.reproduce"
+
+
+def summary_module_path(slug: str) -> str:
+    """Where the reduce side of a paper's reproduction lives."""
+    return f"icml25.{slug}.summary"
 
 
 def claims_path(slug: str) -> Path:
@@ -123,17 +141,29 @@ def tolerances(slug: str) -> dict[str, float | None]:
 
 
 def load(slug: str) -> Reproduction:
-    """Import ``icml25.<slug>.reproduce`` and check that it follows the protocol."""
+    """Import ``icml25.<slug>.reproduce`` and ``icml25.<slug>.summary`` and check that they
+    follow the protocol."""
     module = importlib.import_module(module_path(slug))
-    return from_module(slug, module, load_claims(slug))
+    reduce = importlib.import_module(summary_module_path(slug))
+    return from_module(slug, module, load_claims(slug), reduce)
 
 
-def from_module(slug: str, module: ModuleType, claims: tuple[Claim, ...]) -> Reproduction:
-    missing = [
-        name for name in ("SCALES", "cells", "run_cell", "summarize") if not hasattr(module, name)
-    ]
+def from_module(
+    slug: str,
+    module: ModuleType,
+    claims: tuple[Claim, ...],
+    reduce: ModuleType | None = None,
+) -> Reproduction:
+    """The reproduction of the map module ``module`` and the reduce module ``reduce``
+    (default: ``module`` itself, for a test's one-file reproduction)."""
+    reduce = module if reduce is None else reduce
+    missing = [name for name in ("SCALES", "cells", "run_cell") if not hasattr(module, name)]
     if missing:
         raise TypeError(f"{module.__name__} does not define {', '.join(missing)}")
+    if not hasattr(reduce, "summarize"):
+        raise TypeError(f"{reduce.__name__} does not define summarize")
+    if reduce is not module and hasattr(module, "summarize"):
+        raise TypeError(f"{module.__name__} defines summarize: it belongs in {reduce.__name__}")
     if set(module.SCALES) != set(SCALE_NAMES):
         raise TypeError(f"{module.__name__}.SCALES must have exactly the keys {SCALE_NAMES}")
     for name, config in module.SCALES.items():
@@ -145,7 +175,7 @@ def from_module(slug: str, module: ModuleType, claims: tuple[Claim, ...]) -> Rep
         scales=dict(module.SCALES),
         cells=module.cells,
         run_cell=module.run_cell,
-        summarize=module.summarize,
+        summarize=reduce.summarize,
     )
 
 
@@ -160,52 +190,194 @@ def config_fingerprint(config: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def code_fingerprint(slug: str) -> str:
-    """A short hash of the code of the paper's package and of the ``icml25.common`` modules it
-    imports: editing them makes the runner recompute cells rather than reuse stale ones.
-    Docstrings and comments do not count (the hash is over the syntax trees without
-    docstrings), nor does the paper's ``claims.py``: claims are judged afresh from the cells at
-    every run."""
-    root = Path(str(resources.files("icml25")))
+MAP_ROOTS = ("SCALES", "cells", "run_cell", "CELL_THREADS")
+REDUCE_ROOTS = ("summarize",)
+
+
+def code_fingerprint(slug: str, root: Path | None = None) -> str:
+    """A short hash of the map side of a paper, what ``cells`` and ``run_cell`` compute:
+    editing it makes the runner recompute cells rather than reuse stale ones.
+
+    It covers the top-level definitions of ``reproduce.py`` that ``SCALES``, ``cells``,
+    ``run_cell`` and ``CELL_THREADS`` reach by name, its top-level statements that bind no
+    name, the package's ``__init__.py``, and every icml25 module these import, directly or
+    through one another. Docstrings and comments do not count (the hash is over syntax trees
+    without docstrings), nor do ``claims.py`` (claims are judged afresh at every run) and
+    ``summary.py`` (:func:`summary_fingerprint`)."""
+    root = root or _package_root()
+    entries = _entries(root / slug / "reproduce.py", root, slug)
+    chosen = _reach(entries, MAP_ROOTS, [e for e in entries if not e.binds])
+    init = root / slug / "__init__.py"
+    return _digest(root, chosen, _module_closure(root, slug, chosen, [init]))
+
+
+def summary_fingerprint(slug: str, root: Path | None = None) -> str:
+    """A short hash of the reduce side of a paper: the top-level definitions that
+    ``summarize`` reaches by name in ``summary.py`` and, through what it imports from there,
+    in ``reproduce.py``, and the icml25 modules these import. A summary-only edit changes it
+    and not :func:`code_fingerprint`, and the runner reduces the cached cells again; a
+    definition moved unchanged between the two files changes neither."""
+    root = root or _package_root()
+    entries = _entries(root / slug / "reproduce.py", root, slug)
+    effects: list[_Entry] = []
+    path = root / slug / "summary.py"
+    if path.is_file():
+        own = _entries(path, root, slug)
+        defined = {name for e in own for name in e.binds}
+        entries = [e for e in entries if not set(e.binds) & defined] + own
+        effects = [e for e in own if not e.binds]
+    chosen = _reach(entries, REDUCE_ROOTS, effects)
+    return _digest(root, chosen, _module_closure(root, slug, chosen, []))
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One top-level statement of a module (an import: one entry per imported name): the
+    names it binds, the names it reads, its text, and the icml25 module file it imports."""
+
+    binds: tuple[str, ...]
+    reads: frozenset[str]
+    text: str
+    module: Path | None = None
+
+
+def _package_root() -> Path:
+    return Path(str(resources.files("icml25")))
+
+
+def _entries(path: Path, root: Path, slug: str) -> list[_Entry]:
+    """The top-level statements of a module file. Names that ``summary.py`` imports from its
+    package's ``reproduce.py`` are no entries of their own: they resolve to the definitions
+    there."""
+    if not path.is_file():
+        return []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    _strip_docstrings(tree)
+    package = ("icml25", *path.parent.relative_to(root).parts)
+    entries = []
+    for node in tree.body:
+        if not isinstance(node, ast.Import | ast.ImportFrom):
+            binds = _bound_names(node)
+            reads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - set(binds)
+            entries.append(_Entry(binds, frozenset(reads), ast.dump(node)))
+            continue
+        for alias in node.names:
+            name, target = _imported(node, alias, package, root)
+            if path.name == "summary.py" and target == root / slug / "reproduce.py":
+                continue
+            bound = alias.asname or alias.name.split(".")[0]
+            entries.append(_Entry((bound,), frozenset(), f"import {name} as {bound}", target))
+    return entries
+
+
+def _bound_names(node: ast.stmt) -> tuple[str, ...]:
+    """The names a top-level definition or assignment binds; () for any other statement."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return (node.name,)
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+        targets = [node.target]
+    else:
+        return ()
+    return tuple(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+
+
+def _reach(entries: list[_Entry], roots: tuple[str, ...], always: list[_Entry]) -> list[_Entry]:
+    """``always`` and the entries that ``roots`` and ``always`` reach by the names they read."""
+    by_name: dict[str, list[_Entry]] = {}
+    for entry in entries:
+        for name in entry.binds:
+            by_name.setdefault(name, []).append(entry)
+    chosen = {id(e): e for e in always}
+    queue, seen = [*roots, *(name for e in always for name in e.reads)], set()
+    while queue:
+        name = queue.pop()
+        if name not in seen:
+            seen.add(name)
+            for entry in by_name.get(name, []):
+                chosen[id(entry)] = entry
+                queue.extend(entry.reads)
+    return list(chosen.values())
+
+
+def _imported(
+    node: ast.Import | ast.ImportFrom, alias: ast.alias, package: tuple[str, ...], root: Path
+) -> tuple[str, Path | None]:
+    """The absolute dotted name one imported name stands for, and the icml25 module file it
+    brings in (None for another library's)."""
+    if isinstance(node, ast.Import):
+        candidates = [alias.name]
+    else:
+        base = node.module or ""
+        if node.level:
+            head = ".".join(package[: len(package) - node.level + 1])
+            base = f"{head}.{base}" if base else head
+        candidates = [f"{base}.{alias.name}", base]
+    for dotted in candidates:
+        parts = dotted.split(".")
+        if parts[0] != "icml25":
+            continue
+        for path in (
+            root.joinpath(*parts[1:]).with_suffix(".py"),
+            root.joinpath(*parts[1:], "__init__.py"),
+        ):
+            if len(parts) > 1 and path.is_file():
+                return candidates[-1] + ":" + alias.name, path
+    return candidates[-1] + ":" + alias.name, None
+
+
+def _module_closure(root: Path, slug: str, chosen: list[_Entry], start: list[Path]) -> list[Path]:
+    """The modules of the paper's package (but its reproduce, summary and claims) and of
+    ``icml25.common`` that the chosen entries and the ``start`` files import, directly or
+    through one another (the lab's own modules are not the paper's code)."""
+    skip = {root / slug / name for name in ("claims.py", "summary.py", "reproduce.py")}
+    queue = [*start, *(e.module for e in chosen if e.module is not None)]
+    files: set[Path] = set()
+    while queue:
+        path = queue.pop()
+        if path in files or path in skip or not path.is_file():
+            continue
+        if path.parent not in (root / slug, root / "common"):
+            continue
+        files.add(path)
+        package = ("icml25", *path.parent.relative_to(root).parts)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                queue.extend(
+                    target
+                    for alias in node.names
+                    if (target := _imported(node, alias, package, root)[1]) is not None
+                )
+    return sorted(files)
+
+
+def _digest(root: Path, chosen: list[_Entry], files: list[Path]) -> str:
+    """The hash of the chosen entries (in an order that does not depend on the file they are
+    in) and of the module files (without docstrings)."""
     digest = hashlib.sha256()
-    for path in _code_files(root, slug):
+    for text in sorted(e.text for e in chosen):
+        digest.update(text.encode())
+    for path in files:
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(_code_without_docstrings(path.read_text(encoding="utf-8")).encode())
     return digest.hexdigest()[:12]
 
 
 def _code_files(root: Path, slug: str) -> list[Path]:
-    """The paper's modules but ``claims.py``, and the ``icml25.common`` modules they import,
-    directly or through one another (a change to a common module another paper uses is not a
-    change to this one)."""
-    files = [p for p in sorted((root / slug).rglob("*.py")) if p != root / slug / "claims.py"]
-    common: set[Path] = set()
-    queue = list(files)
-    while queue:
-        for name in _common_imports(queue.pop()):
-            path = root / "common" / f"{name}.py"
-            if path.is_file() and path not in common:
-                common.add(path)
-                queue.append(path)
-    return files + sorted(common)
-
-
-def _common_imports(path: Path) -> set[str]:
-    """Names of the ``icml25.common`` modules that the file at ``path`` imports."""
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            if node.module.startswith("icml25.common."):
-                names.add(node.module.split(".")[2])
-            elif node.module == "icml25.common":
-                names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.Import):
-            names.update(
-                alias.name.split(".")[2]
-                for alias in node.names
-                if alias.name.startswith("icml25.common.")
-            )
-    return names
+    """The icml25 module files both sides of a paper run: its reproduce.py and summary.py and
+    the modules they import (for the versions of the libraries these import)."""
+    sides = [root / slug / "reproduce.py", root / slug / "summary.py", root / slug / "__init__.py"]
+    sides = [p for p in sides if p.is_file()]
+    everything = [
+        _Entry((), frozenset(), "", target)
+        for path in sides
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+        if (target := _imported(node, alias, ("icml25", slug), root)[1]) is not None
+    ]
+    return sides + _module_closure(root, slug, everything, [])
 
 
 def dependency_versions(slug: str) -> dict[str, str]:
@@ -244,6 +416,11 @@ def dependency_fingerprint(slug: str) -> str:
 
 def _code_without_docstrings(source: str) -> str:
     tree = ast.parse(source)
+    _strip_docstrings(tree)
+    return ast.dump(tree)
+
+
+def _strip_docstrings(tree: ast.AST) -> None:
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (
@@ -254,7 +431,6 @@ def _code_without_docstrings(source: str) -> str:
             and isinstance(body[0].value.value, str)
         ):
             node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree)
 
 
 def cell_seed(master_seed: int, slug: str, cell: Mapping[str, Any]) -> int:

@@ -40,7 +40,7 @@ from tqdm.auto import tqdm
 
 from icml25.common.llm import Endpoint, usage_total
 from icml25.lab import backends, catalog, store
-from icml25.lab.claims import evaluate, tally
+from icml25.lab.claims import Claim, evaluate
 from icml25.lab.reproduction import (
     SCALE_NAMES,
     Reproduction,
@@ -51,7 +51,9 @@ from icml25.lab.reproduction import (
     dependency_versions,
     load,
     module_path,
+    summary_fingerprint,
 )
+from icml25.lab.run_summary import RunSummary
 
 BACKENDS = backends.BACKENDS
 PROVENANCE_PACKAGES = ("numpy", "scipy", "torch", "POT", "joblib")
@@ -85,6 +87,7 @@ def run(
     on_message: Callable[[str], None] | None = None,
     command: str | None = None,
     llm: Endpoint | None = None,
+    llm_required: bool = True,
 ) -> dict[str, dict]:
     """Run the reproductions of ``slugs`` at ``scale`` and write their summaries under ``out``.
 
@@ -92,11 +95,15 @@ def run(
     ``llm``: the model endpoint for the papers that can use one (their config has a field
     ``llm``, which it replaces: the endpoint is then part of the config's fingerprint, so cells
     of an offline run are never reused for a model run); the other papers run as without it.
+    ``llm_required=False`` (a model named only in the environment): no error when none of the
+    papers uses one.
     ``on_paper(summary)`` is called as soon as each paper's summary is written; ``on_message``
     receives one line for what a user should know (a corrupt cell file recomputed, a wait on
     another run's lock). ``command`` is recorded in the provenance (default: ``sys.argv``).
     """
-    check_arguments(slugs, scale=scale, seed=seed, jobs=jobs, backend=backend, llm=llm)
+    repros = check_arguments(
+        slugs, scale=scale, seed=seed, jobs=jobs, backend=backend, llm=llm, required=llm_required
+    )
     out = Path(out)
     tell = on_message or (lambda line: None)
     context = {
@@ -110,7 +117,7 @@ def run(
         for slug in sorted(slugs):  # one order for every run: two runs never deadlock
             folder = store.run_dir(out, slug, scale, seed)
             stack.enter_context(store.locked(folder, lambda f: tell(f"waiting for {f}: in use")))
-        papers, tasks = _prepare(slugs, scale, seed, out, force, tell, llm)
+        papers, tasks = _prepare(repros, scale, seed, out, force, tell, llm)
         summaries = {}
         for slug, paper in papers.items():
             if paper.pending == 0:
@@ -135,7 +142,7 @@ def run(
 
 
 def _prepare(
-    slugs: list[str],
+    repros: dict[str, Reproduction],
     scale: str,
     seed: int,
     out: Path,
@@ -146,8 +153,7 @@ def _prepare(
     """Load each paper, find its cells on disk, and list the ones left to compute."""
     papers: dict[str, _Paper] = {}
     tasks = []
-    for slug in slugs:
-        repro = load(slug)
+    for slug, repro in repros.items():
         config = repro.config(scale)
         if llm is not None and uses_llm(config):
             config = replace(config, llm=llm)
@@ -190,8 +196,11 @@ def check_arguments(
     jobs: int | None,
     backend: str,
     llm: Endpoint | None = None,
-) -> None:
-    """Raise ValueError, naming the argument, for anything the runner cannot take."""
+    required: bool = True,
+) -> dict[str, Reproduction]:
+    """Raise ValueError, naming the argument, for anything the runner cannot take; return the
+    papers' reproductions, loaded once (``{slug: Reproduction}``, in the order given, without
+    repeats). ``required``: with ``llm``, some paper must use a language model."""
     if isinstance(slugs, str) or not slugs:
         raise ValueError(f"slugs must be a non-empty list of paper slugs, got {slugs!r}")
     for slug in slugs:
@@ -206,15 +215,17 @@ def check_arguments(
         raise ValueError(f"jobs must be a non-zero integer (-1 for all cores), got {jobs!r}")
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if llm is not None:
-        if not isinstance(llm, Endpoint):
-            raise ValueError(f"llm must be an icml25.common.llm.Endpoint or None, got {llm!r}")
-        if not any(uses_llm(load(slug).config(scale)) for slug in slugs):
+    if llm is not None and not isinstance(llm, Endpoint):
+        raise ValueError(f"llm must be an icml25.common.llm.Endpoint or None, got {llm!r}")
+    repros = {slug: load(slug) for slug in dict.fromkeys(slugs)}
+    if llm is not None and required:
+        if not any(uses_llm(r.config(scale)) for r in repros.values()):
             able = [s for s in catalog.implemented() if uses_llm(load(s).config(scale))]
             raise ValueError(
                 f"llm: none of the papers asked for ({', '.join(slugs)}) uses a language "
                 f"model; those that can: {', '.join(able) or 'none yet'}"
             )
+    return repros
 
 
 def _execute(
@@ -304,9 +315,12 @@ def _finish(
     context: dict,
     on_paper: Callable[[dict], None] | None,
 ) -> dict:
-    """Summarise the cells of one paper, judge its claims, write summary.json.
+    """Summarise the cells of one paper, judge its claims, draw its figures, write
+    summary.json.
 
-    When a cell failed, nothing is summarised: every claim is ``incomplete``."""
+    When a cell failed, nothing is summarised: every claim is ``incomplete``. The figures are
+    drawn after the measurements are taken: a figure that raises is recorded in
+    ``figure_errors`` and the verdicts stand."""
     repro = paper.repro
     records = [paper.records[i] for i in range(len(paper.cells))]
     failures = [
@@ -315,7 +329,7 @@ def _finish(
         if r["status"] != "ok"
     ]
     measurements: dict[str, float | None] = {}
-    figures: list[dict] = []
+    result = None
     error = None
     begin = time.perf_counter()
     if not failures:
@@ -323,47 +337,60 @@ def _finish(
             finished = [(cell, r["output"]) for cell, r in zip(paper.cells, records, strict=True)]
             result = repro.summarize(paper.config, finished)
             measurements = {k: _as_float(v) for k, v in result.measurements.items()}
-            figures = _save_figures(out, repro.slug, scale, seed, result)
         except Exception:  # a broken summary leaves every claim "not measured", never a pass
             error = traceback.format_exc()
     summarize_seconds = time.perf_counter() - begin
     verdicts = [v.to_dict() for v in evaluate(repro.claims, measurements, complete=not failures)]
+    figures, figure_errors = (
+        ([], []) if result is None else _draw(out, repro.slug, scale, seed, result)
+    )
     fresh = [r for i, r in enumerate(records) if i not in paper.cached]
-    summary = {
-        "schema": store.SCHEMA,
-        "slug": repro.slug,
-        "title": catalog.card(repro.slug).title,
-        "scale": scale,
-        "seed": seed,
-        "complete": not failures and error is None,
-        "config": asdict(paper.config),
-        "cells": {
+    summary = RunSummary(
+        slug=repro.slug,
+        title=catalog.card(repro.slug).title,
+        scale=scale,
+        seed=seed,
+        complete=not failures and error is None,
+        config=asdict(paper.config),
+        cells={
             "total": len(records),
             "ok": len(records) - len(failures),
             "failed": len(failures),
             "computed": len(records) - len(paper.cached),
             "cached": len(paper.cached),
         },
-        "failures": failures,
-        "measurements": measurements,
-        "claims": verdicts,
-        "counts": tally(verdicts),
-        "figures": figures,
-        "warnings": dict(Counter(w for r in records for w in r.get("warnings", []))),
-        "llm_usage": _llm_usage(records),
-        "summary_error": error,
-        "timing": {
+        failures=failures,
+        measurements=measurements,
+        claims=verdicts,
+        figures=figures,
+        figure_errors=figure_errors,
+        warnings=dict(Counter(w for r in records for w in r.get("warnings", []))),
+        llm_usage=_llm_usage(records),
+        summary_error=error,
+        timing={
             "wall_seconds": round(_wall(fresh) + summarize_seconds, 3),
             "computed_cell_seconds": round(sum(r["seconds"] for r in fresh), 3),
             "cached_cell_seconds": round(sum(records[i]["seconds"] for i in paper.cached), 3),
             "summarize_seconds": round(summarize_seconds, 3),
         },
-        "provenance": _provenance(repro.slug, context),
-    }
+        provenance=_provenance(repro.slug, context),
+    ).to_dict()
     store.write_summary(out, repro.slug, scale, seed, summary)
     if on_paper is not None:
         on_paper(summary)
     return summary
+
+
+def rejudge(summary: dict, claims: Sequence[Claim]) -> dict:
+    """``summary`` with its verdicts judged again by ``claims`` from its own measurements
+    (claims are not part of a run's fingerprint: a new claims.py judges old cells). The time
+    of the judgement is recorded in the provenance as ``judged``."""
+    verdicts = [
+        v.to_dict() for v in evaluate(claims, summary["measurements"], complete=summary["complete"])
+    ]
+    data = {**summary, "claims": verdicts, "schema": store.SCHEMA}
+    data["provenance"] = {**summary["provenance"], "judged": _now()}
+    return RunSummary.from_dict(data).to_dict()
 
 
 def _llm_usage(records: list[dict]) -> dict | None:
@@ -390,16 +417,23 @@ def _as_float(value: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _save_figures(out: Path, slug: str, scale: str, seed: int, result: Any) -> list[dict]:
+def _draw(out: Path, slug: str, scale: str, seed: int, result: Any) -> tuple[list, list]:
+    """Draw and save each figure of ``result`` (a Figure, or a function returning one): the
+    saved ones, and ``{name, error}`` for each that raised."""
     folder = store.run_dir(out, slug, scale, seed) / "figures"
     captions = getattr(result, "captions", {}) or {}
-    saved = []
+    saved, errors = [], []
     for name, figure in result.figures.items():
-        store.save_figure_atomic(figure, folder / f"{name}.png")
+        try:
+            figure = figure() if callable(figure) else figure
+            store.save_figure_atomic(figure, folder / f"{name}.png")
+        except Exception as err:  # a figure never decides a verdict
+            errors.append({"name": name, "error": f"{type(err).__name__}: {err}"[:300]})
+            continue
         saved.append(
             {"path": f"figures/{name}.png", "caption": captions.get(name) or _title(figure, name)}
         )
-    return saved
+    return saved, errors
 
 
 def _title(figure: Any, name: str) -> str:
@@ -426,6 +460,7 @@ def _provenance(slug: str, context: dict) -> dict:
         "platform": platform.platform(terse=True),
         "versions": _versions(),
         "code_fingerprint": code_fingerprint(slug),
+        "summary_fingerprint": summary_fingerprint(slug),
         "dependencies": dependency_versions(slug),
     }
 

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from icml25.lab.reproduction import SCALE_NAMES, cell_key
+from icml25.lab.run_summary import SCHEMA
 
-SCHEMA = 2  # of summary.json
 CELL_FORMAT = 1  # of a cell record
 
 

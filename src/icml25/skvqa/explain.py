@@ -16,7 +16,7 @@ import numpy as np
 from icml25.common.text import embed
 from icml25.skvqa.filters import normalise, refers_to_image
 from icml25.skvqa.labelled import DUPLICATE_PAIRS, EXAMPLES
-from icml25.skvqa.reproduce import precision_recall
+from icml25.skvqa.summary import precision_recall
 
 _SCENE = re.compile(r"\bthe \w+ (on|at|in) the \w+")
 _SUFFIXES = ("ation", "ated", "ing", "ed", "es", "s")

@@ -1,0 +1,170 @@
+"""The reduce side of the reproduction: ``summarize`` turns the outputs of the cells of
+``reproduce.py`` into the measurements the claims are judged on, and draws the figures."""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from icml25.lab.reproduction import Summary
+from icml25.stop_st.reproduce import (
+    MODELS,
+    Config,
+    _data,
+)
+
+LABELS = {
+    "stop": "STOP",
+    "stop_plain": "STOP w/o perturbation & robust loss",
+    "gcn": "GCN",
+    "backbone": "backbone (no context units)",
+}
+
+
+def _mean(results, model: str, key: str) -> np.ndarray:
+    """Mean over replicates of the MAE array ``key`` of ``model``: (H,)."""
+    return np.mean([o[key] for c, o in results if c["model"] == model], axis=0)
+
+
+def _per_replicate(results, model: str, key: str) -> np.ndarray:
+    """Horizon-averaged MAE of ``model`` per replicate: (R,)."""
+    rows = sorted((c["replicate"], o[key].mean()) for c, o in results if c["model"] == model)
+    return np.array([v for _, v in rows])
+
+
+def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
+    m: dict[str, float] = {}
+    keys = [
+        f"{p}_{n}_by_horizon" for p in ("id", "shift") for n in ("train", "test", "new", "kept")
+    ]
+    for model in MODELS:
+        for key in keys:
+            m[f"mae_{key.removesuffix('_by_horizon')}_{model}"] = float(
+                _mean(results, model, key).mean()
+            )
+        vals = [o["val"] for c, o in results if c["model"] == model]
+        # convergence: relative val-MAE change over the last quarter of the epochs
+        m[f"val_rel_change_last_quarter_{model}"] = float(
+            np.mean([abs(v[-max(2, len(v) // 4)] - v[-1]) / v[-1] for v in vals])
+        )
+        m[f"best_epoch_fraction_{model}"] = float(
+            np.mean([(np.argmin(v) + 1) / len(v) for v in vals])
+        )
+        if config.timing:
+            m[f"train_seconds_{model}"] = float(
+                np.mean([o["train_seconds"] for c, o in results if c["model"] == model])
+            )
+    m["mae_id_test_last_value"] = float(
+        np.mean([_last_value_mae(config, r) for r in range(config.replicates)])
+    )
+    probs = np.concatenate([o["drop_prob"] for c, o in results if c["model"] == "stop"])
+    m["stop_drop_prob_mean"] = float(probs.mean())
+    m["stop_drop_prob_max"] = float(probs.max())
+    new_stop = _per_replicate(results, "stop", "id_new_by_horizon")
+    new_gcn = _per_replicate(results, "gcn", "id_new_by_horizon")
+    m["a_new_node_mae_gain_vs_gcn"] = float(np.mean(1 - new_stop / new_gcn))
+    m["a_new_node_mae_gain_vs_gcn_min"] = float(np.min(1 - new_stop / new_gcn))
+    m["a_new_node_mae_gain_vs_backbone"] = float(
+        np.mean(1 - new_stop / _per_replicate(results, "backbone", "id_new_by_horizon"))
+    )
+    degradation = {}
+    for model in MODELS:
+        shift = _per_replicate(results, model, "shift_train_by_horizon")
+        ident = _per_replicate(results, model, "id_train_by_horizon")
+        degradation[model] = shift / ident - 1
+        m[f"degradation_{model}"] = float(degradation[model].mean())
+    m["b_degradation_gcn_minus_stop"] = float(np.mean(degradation["gcn"] - degradation["stop"]))
+    m["check_gcn_shift_ratio"] = float(np.mean(1 + degradation["gcn"]))
+    robust = _per_replicate(results, "stop", "shift_test_by_horizon")
+    plain = _per_replicate(results, "stop_plain", "shift_test_by_horizon")
+    m["c_robust_gain_on_shift"] = float(np.mean(1 - robust / plain))
+    m["c_robust_gain_on_shift_min"] = float(np.min(1 - robust / plain))
+    m["c_robust_gain_on_id"] = float(
+        np.mean(
+            1
+            - _per_replicate(results, "stop", "id_test_by_horizon")
+            / _per_replicate(results, "stop_plain", "id_test_by_horizon")
+        )
+    )
+    figures = {
+        "error_by_horizon": _fig_horizon(results),
+        "error_on_new_nodes": _fig_new_nodes(results),
+    }
+    traces = {c["model"]: o for c, o in results if c["replicate"] == 0 and "trace_h1" in o}
+    if traces:
+        figures["forecasts_vs_truth"] = _fig_traces(config, traces)
+    captions = {
+        "error_by_horizon": "MAE by forecast step, in-distribution period (left) and later "
+        "period (right), test node set, mean over replicates.",
+        "error_on_new_nodes": "MAE on the kept training nodes and on the new (never seen) "
+        "nodes, in-distribution period; dots are replicates.",
+        "forecasts_vs_truth": "One new sensor (replicate 0): 1-step and last-step-ahead "
+        "forecasts against the truth, in-distribution period.",
+    }
+    return Summary(m, figures, captions)
+
+
+def _last_value_mae(config: Config, replicate: int) -> float:
+    """The naive forecast (repeat the last observed value), ID period, test nodes."""
+    periods, split = _data(config, replicate)
+    series = periods.base[config.train_days * config.steps_per_day :, split.test]
+    L, H = config.input_len, config.horizon
+    idx = np.arange(len(series) - L - H + 1)[:, None]  # (W, 1)
+    truth = series[idx + L + np.arange(H)]  # (W, H, N)
+    return float(np.abs(truth - series[idx + L - 1]).mean())
+
+
+def _fig_horizon(results) -> Figure:
+    fig = Figure(figsize=(9, 3.6))
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, period, title in zip(
+        axes, ("id", "shift"), ("in-distribution period", "later period (shifted)"), strict=True
+    ):
+        for i, model in enumerate(MODELS):
+            err = _mean(results, model, f"{period}_test_by_horizon")
+            ax.plot(np.arange(1, len(err) + 1), err, "o-", color=f"C{i}", label=LABELS[model])
+        ax.set_title(f"{title}, test nodes", fontsize=9)
+        ax.set_xlabel("forecast step (hours ahead)")
+    axes[0].set_ylabel("MAE")
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _fig_new_nodes(results) -> Figure:
+    fig = Figure(figsize=(6, 3.6))
+    ax = fig.subplots()
+    width = 0.38
+    for i, model in enumerate(MODELS):
+        for j, (key, name) in enumerate((("id_kept", "kept"), ("id_new", "new"))):
+            vals = _per_replicate(results, model, f"{key}_by_horizon")
+            x = i + (j - 0.5) * width
+            ax.bar(x, vals.mean(), width, color=f"C{j}", label=name if i == 0 else None)
+            ax.plot(np.full(len(vals), x), vals, "k.", markersize=4)
+    ax.set_xticks(range(len(MODELS)), [LABELS[m].split(" (")[0] for m in MODELS], fontsize=7)
+    ax.set_ylabel("MAE (in-distribution period)")
+    ax.legend(title="nodes", fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _fig_traces(config: Config, traces: dict) -> Figure:
+    fig = Figure(figsize=(9, 4.2))
+    axes = fig.subplots(1, 2, sharey=True)
+    L, H = config.input_len, config.horizon
+    any_out = next(iter(traces.values()))
+    truth = any_out["trace_truth"]
+    for ax, key, step in zip(axes, ("trace_h1", "trace_hlast"), (1, H), strict=True):
+        t_truth = np.arange(len(truth))
+        ax.plot(t_truth, truth, "k-", linewidth=1.2, label="truth")
+        for i, model in enumerate(MODELS):
+            if model in traces:
+                pred = traces[model][key]
+                t = L - 1 + step + np.arange(len(pred))  # the step each forecast is for
+                ax.plot(t, pred, color=f"C{i}", linewidth=0.9, label=LABELS[model])
+        ax.set_title(f"{step}-step-ahead forecasts, a new sensor", fontsize=9)
+        ax.set_xlabel("hour of the in-distribution test period")
+    axes[0].set_ylabel("value")
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
