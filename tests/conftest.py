@@ -87,3 +87,21 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory):
                     process.wait()
 
     return start
+
+
+@pytest.fixture(scope="session")
+def smoke(tmp_path_factory: pytest.TempPathFactory):
+    """One smoke run per paper for the whole session, shared by the conformance tests and the
+    paper's own: ``smoke(slug)`` returns ``(summary, runs folder)``. Tests must not edit
+    either."""
+    from icml25.lab import runner
+
+    done: dict[str, tuple[dict, Path]] = {}
+
+    def run(slug: str) -> tuple[dict, Path]:
+        if slug not in done:
+            out = tmp_path_factory.mktemp(f"smoke-{slug}")
+            done[slug] = runner.run([slug], scale="smoke", seed=0, out=out, jobs=1)[slug], out
+        return done[slug]
+
+    return run

@@ -1,5 +1,7 @@
 from pathlib import Path
 
+from icml25.lab import catalog
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -24,3 +26,14 @@ def test_readme_table_shows_each_paper_s_committed_verdicts():
         summary = store.read_summary(path)
         assert summary["complete"], f"{slug}: the committed run has failed cells"
         assert rows[slug].startswith(headline(summary["counts"])), (slug, rows[slug])
+
+
+def test_each_readme_says_how_its_committed_run_was_made_as_the_summary_does():
+    from icml25.lab import provenance
+
+    stale = {
+        slug: provenance.written(slug)
+        for slug in catalog.implemented()
+        if provenance.written(slug) != provenance.expected(slug)
+    }
+    assert not stale, f"run `python -m icml25.lab.provenance` for: {sorted(stale)}"

@@ -1,6 +1,6 @@
 import icml25.fhbi.reproduce as fh
+import icml25.fhbi.summary as fs
 from icml25.fhbi.claims import CLAIMS
-from icml25.lab import runner
 from icml25.lab.claims import NOT_MEASURED
 
 
@@ -10,14 +10,14 @@ def test_cells_cover_every_method_and_the_rho_grid():
     test = [c for c in cells if c["part"] == "test"]
     per_seed = 1 + len(config.rho_grid) + 3
     assert len(test) == len(config.datasets) * config.seeds * per_seed
-    assert {c["method"] for c in test} == set(fh.METHODS)
+    assert {c["method"] for c in test} == set(fs.METHODS)
     assert {c["rho"] for c in test if c["method"] == "svgd"} == {0.0}
     val = [c for c in cells if c["part"] == "val"]
     assert len(val) == len(config.datasets) * config.val_seeds * len(config.rho_grid)
 
 
-def test_smoke_run_measures_every_claim(tmp_path):
-    summary = runner.run(["fhbi"], scale="smoke", out=tmp_path, jobs=1)["fhbi"]
+def test_smoke_run_measures_every_claim(smoke):
+    summary = smoke("fhbi")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert verdicts["a1"] == verdicts["a2"] == "holds"

@@ -2,7 +2,6 @@ import numpy as np
 
 import icml25.selective_iv.reproduce as rep
 import icml25.selective_iv.summary as reduce
-from icml25.lab import runner
 from icml25.selective_iv.claims import CLAIMS
 
 
@@ -65,11 +64,11 @@ def test_summary_means_and_gaps_by_hand():
     np.testing.assert_allclose(m["nucem_strong_se_point_minus_selected"], 0.0)
 
 
-def test_smoke_run_is_complete(tmp_path):
-    summary = runner.run(["selective_iv"], scale="smoke", out=tmp_path, jobs=1)["selective_iv"]
+def test_smoke_run_is_complete(smoke):
+    summary = smoke("selective_iv")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     m = summary["measurements"]
     for s in ("nucem", "uc"):
-        for k in rep.METHODS:
+        for k in reduce.METHODS:
             assert 1 / 3 < m[f"{s}_acc_{k}"] <= 1.0  # every method beats chance on 3 classes
     assert all(np.isfinite(c["measured"]) for c in summary["claims"])

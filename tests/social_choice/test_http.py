@@ -80,3 +80,20 @@ def test_bad_configuration():
         HTTPOracles(opinions, base_url="ftp://x")
     with pytest.raises(ValueError, match="timeout"):
         HTTPOracles(opinions, base_url="http://x", timeout=0)
+
+
+def test_oracles_take_the_projects_model_client():
+    from icml25.common.llm import LLMClient
+
+    prompts = []
+
+    def respond(messages, params):
+        prompts.append(messages[-1]["content"])
+        return "4"
+
+    opinions = template_opinions(3, seed=0)
+    oracles = HTTPOracles(opinions, client=LLMClient.scripted(respond))
+    np.testing.assert_array_equal(oracles.disc(np.arange(3), "a statement"), [4.0, 4.0, 4.0])
+    assert len(prompts) == 3 and oracles.client.usage()["calls"] == 3
+    with pytest.raises(TypeError, match="client"):
+        HTTPOracles(opinions, client="http://x")

@@ -53,9 +53,10 @@ def test_symmetric_and_zero_on_identical_inputs():
     assert float(sliced_wasserstein(X, Y, 100, 7)) == pytest.approx(
         float(sliced_wasserstein(Y, X, 100, 7)), rel=1e-12
     )
-    assert float(sliced_wasserstein(X, X, 100, 7)) == 0.0
+    assert float(sliced_wasserstein(X, X, 100, 7)) == pytest.approx(0.0, abs=1e-12)
     # a permutation of the points is the same measure
-    assert float(sliced_wasserstein(X, X[::-1].copy(), 100, 7)) == 0.0
+    # the projections of reordered rows may round differently (BLAS blocking): not bit-exact
+    assert float(sliced_wasserstein(X, X[::-1].copy(), 100, 7)) == pytest.approx(0.0, abs=1e-12)
 
 
 def test_quantile_grid_is_exact():

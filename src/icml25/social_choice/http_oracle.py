@@ -2,8 +2,9 @@
 
 Boehmer, Fish & Procaccia (ICML 2025), Section 6: PROSE implements ``Disc`` and ``Gen`` with
 GPT-4o(-mini). :class:`HTTPOracles` sends the same two kinds of question to any
-OpenAI-compatible server with the standard library only (``urllib``). Configuration, by argument
-or environment variable:
+OpenAI-compatible server through the project's one model client,
+:class:`icml25.common.llm.LLMClient` (retries, usage counts). Configuration, by argument (or a
+ready ``client``) or environment variable:
 
 - ``SOCIAL_CHOICE_BASE_URL`` (default ``https://api.openai.com/v1``), the URL before
   ``/chat/completions``;
@@ -18,14 +19,12 @@ keeps its first ``x`` words so that ``c(alpha) <= x`` holds whatever the model w
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import urllib.request
 
 import numpy as np
 
-from icml25.common.validate import check_real
+from icml25.common.llm import Endpoint, LLMClient
 from icml25.social_choice.opinions import Opinions
 from icml25.social_choice.text_oracles import word_count
 
@@ -45,40 +44,32 @@ class HTTPOracles:
         api_key: str | None = None,
         model: str | None = None,
         timeout: float = 60.0,
+        client: LLMClient | None = None,
     ) -> None:
         if not opinions.sentences:
             raise ValueError("opinions must hold at least one agent")
         self.opinions = opinions
-        self.base_url = (
-            base_url or os.environ.get("SOCIAL_CHOICE_BASE_URL", "https://api.openai.com/v1")
-        ).rstrip("/")
-        if not self.base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https://, got {self.base_url!r}")
-        self.api_key = (
-            api_key or os.environ.get("SOCIAL_CHOICE_API_KEY") or os.environ.get("OPENAI_API_KEY")
-        )
-        self.model = model or os.environ.get("SOCIAL_CHOICE_MODEL", "gpt-4o-mini")
-        self.timeout = check_real("timeout", timeout, low=0.0, high=3600.0, low_open=True)
+        if client is None:
+            endpoint = Endpoint(
+                base_url or os.environ.get("SOCIAL_CHOICE_BASE_URL", "https://api.openai.com/v1"),
+                model or os.environ.get("SOCIAL_CHOICE_MODEL", "gpt-4o-mini"),
+            )
+            key = (
+                api_key
+                or os.environ.get("SOCIAL_CHOICE_API_KEY")
+                or os.environ.get("OPENAI_API_KEY")
+            )
+            client = LLMClient.from_endpoint(
+                endpoint, api_key=key, timeout_s=timeout, cache_dir=None
+            )
+        elif not isinstance(client, LLMClient):
+            raise TypeError(f"client must be an icml25.common.llm.LLMClient, got {client!r}")
+        self.client = client
         self._ratings: dict[tuple[int, str], float] = {}
 
     def chat(self, prompt: str) -> str:
         """One chat completion (temperature 0); returns the message text."""
-        body = json.dumps(
-            {
-                "model": self.model,
-                "temperature": 0,
-                "messages": [{"role": "user", "content": prompt}],
-            }
-        ).encode()
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(
-            f"{self.base_url}/chat/completions", data=body, headers=headers, method="POST"
-        )
-        with urllib.request.urlopen(request, timeout=self.timeout) as response:
-            reply = json.loads(response.read().decode())
-        return reply["choices"][0]["message"]["content"]
+        return self.client.chat([{"role": "user", "content": prompt}], temperature=0.0).text
 
     def _opinion_text(self, i: int) -> str:
         return "\n".join(f"- {s}" for s in self.opinions.sentences[i])

@@ -1,0 +1,77 @@
+"""The line of each paper's README that says how its committed result was made, written from
+the committed summary (``python -m icml25.lab.provenance`` writes them all), so the README
+never says another time or cache state than the summary it ships with.
+
+The line sits between ``<!-- committed-run -->`` and ``<!-- /committed-run -->``."""
+
+from __future__ import annotations
+
+import re
+import sys
+from importlib import resources
+from pathlib import Path
+
+from icml25.lab import catalog, store
+from icml25.lab.run_summary import RunSummary
+
+BEGIN, END = "<!-- committed-run -->", "<!-- /committed-run -->"
+BLOCK = re.compile(re.escape(BEGIN) + r"\n(.*?)\n" + re.escape(END), re.S)
+
+
+def committed_line(summary: dict) -> str:
+    """How a committed run was made: command, cells computed and cached, cell and wall time,
+    machine, date, and its verdicts."""
+    run = RunSummary.from_dict(summary)
+    cells, timing, prov = run.cells, run.timing, run.provenance
+    judged = f", judged again {prov['judged'][:10]}" if prov.get("judged") else ""
+    cached = (
+        f", {cells['cached']} from the cache (computed earlier in "
+        f"{timing['cached_cell_seconds']:.0f} s)"
+        if cells["cached"]
+        else ""
+    )
+    return (
+        f"Committed run (`src/icml25/results/{run.slug}/{run.scale}/seed-{run.seed}/"
+        f"summary.json`): `{prov['command']}`, {cells['total']} cells: {cells['computed']} "
+        f"computed in {timing['computed_cell_seconds']:.0f} s of cell time{cached}; "
+        f"{timing['wall_seconds']:.0f} s wall on {prov['cores']} cores, finished "
+        f"{prov['finished'][:10]}{judged}: {run.headline}."
+    )
+
+
+def readme_path(slug: str) -> Path:
+    return Path(str(resources.files("icml25"))) / slug / "README.md"
+
+
+def expected(slug: str) -> str:
+    path = store.summary_path(store.results_dir(), slug, "default", 0)
+    return committed_line(store.read_summary(path))
+
+
+def written(slug: str) -> str | None:
+    """The line in the README now, or None when it has none."""
+    match = BLOCK.search(readme_path(slug).read_text(encoding="utf-8"))
+    return None if match is None else match.group(1)
+
+
+def write(slug: str) -> None:
+    """Put the line in the README: in place of the old one, else under the title."""
+    path = readme_path(slug)
+    text = path.read_text(encoding="utf-8")
+    block = f"{BEGIN}\n{expected(slug)}\n{END}"
+    if BLOCK.search(text):
+        text = BLOCK.sub(lambda _: block, text, count=1)
+    else:
+        title, _, rest = text.partition("\n")
+        text = f"{title}\n\n{block}\n{rest}"
+    path.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str]) -> int:
+    for slug in argv or catalog.implemented():
+        write(slug)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
