@@ -69,18 +69,20 @@ def test_cards_name_the_paper_its_authors_venue_and_link():
 
 
 def test_every_committed_result_comes_from_the_code_as_it_is():
-    # a committed default summary records the fingerprint of the paper's code that produced it
-    # (its package and the common modules it imports): after any edit, rerun it
-    # (`icml25 run SLUG --compare`) and commit the new summary
-    from icml25.lab.reproduction import code_fingerprint
+    # a committed default summary records the fingerprints of the code that produced it: the
+    # map side (cells) and the reduce side (summary.py): after any edit, rerun it
+    # (`icml25 run SLUG --compare`; a summary-only edit reduces cached cells again) and commit
+    # the new summary
+    from icml25.lab.reproduction import code_fingerprint, summary_fingerprint
 
     results = Path(__file__).parents[1] / "src" / "icml25" / "results"
     summaries = sorted(results.glob("*/default/seed-0/summary.json"))
     assert summaries
-    stale = {
-        path.parts[-4]: fingerprint
-        for path in summaries
-        if (fingerprint := json.loads(path.read_text())["provenance"]["code_fingerprint"])
-        != code_fingerprint(path.parts[-4])
-    }
+    stale = {}
+    for path in summaries:
+        slug, provenance = path.parts[-4], json.loads(path.read_text())["provenance"]
+        if provenance["code_fingerprint"] != code_fingerprint(slug):
+            stale[slug] = "cells"
+        elif provenance.get("summary_fingerprint") != summary_fingerprint(slug):
+            stale[slug] = "summary"
     assert not stale, f"committed summaries older than their code: {stale}"

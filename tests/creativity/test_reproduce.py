@@ -1,6 +1,5 @@
 import icml25.creativity.reproduce as cr
 from icml25.creativity.claims import CLAIMS
-from icml25.lab import runner
 from icml25.lab.claims import NOT_MEASURED
 
 
@@ -26,8 +25,8 @@ def test_every_method_of_a_seed_sees_the_same_data():
     assert (a.train == b.train).all() and not (a.train == c.train).all()
 
 
-def test_smoke_reproduction_measures_every_claim(tmp_path):
-    summary = runner.run(["creativity"], scale="smoke", out=tmp_path, jobs=1)["creativity"]
+def test_smoke_reproduction_measures_every_claim(smoke):
+    summary = smoke("creativity")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert all(v != NOT_MEASURED for v in verdicts.values()), verdicts

@@ -1,7 +1,6 @@
 import icml25.ipd_pavlov.reproduce as ipd
 from icml25.ipd_pavlov.claims import CLAIMS
 from icml25.ipd_pavlov.qlearning import initial_q, pavlov_is_fixed_point, payoffs
-from icml25.lab import runner
 
 
 def test_cells_cover_the_grid_the_controls_and_the_deep_seeds():
@@ -37,8 +36,8 @@ def test_control_keeps_phases_one_and_two_and_breaks_only_the_fixed_point():
     assert pavlov_is_fixed_point(*ipd.SETTINGS[ipd.MAIN][:2])
 
 
-def test_smoke_run_judges_every_claim(tmp_path):
-    summary = runner.run(["ipd_pavlov"], scale="smoke", out=tmp_path, jobs=1)["ipd_pavlov"]
+def test_smoke_run_judges_every_claim(smoke):
+    summary = smoke("ipd_pavlov")[0]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert set(verdicts) == {c.id for c in CLAIMS}
     # the tabular claims that do not need long runs already hold at smoke scale

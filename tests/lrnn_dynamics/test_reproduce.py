@@ -1,5 +1,4 @@
 import icml25.lrnn_dynamics.reproduce as lr
-from icml25.lab import runner
 from icml25.lrnn_dynamics.claims import CLAIMS
 
 
@@ -14,7 +13,7 @@ def test_cells_cover_every_part():
 
 def test_claims_keep_the_issue_thresholds():
     by_id = {c.id: c for c in CLAIMS}
-    for i in ("a1", "a2", "a_aligned"):  # issue 28: random start is the claim, aligned a check
+    for i in ("a1", "a2", "a_aligned"):  # random start is the claim, aligned a check
         assert (by_id[i].comparison, by_id[i].threshold) == ("<", 0.05)
     assert by_id["b1"].threshold == by_id["b2"].threshold == 1.0
     assert (by_id["c1"].threshold, by_id["c2"].threshold) == (0.1, 3.0)
@@ -31,8 +30,8 @@ def test_ramp_has_the_size_of_the_exponential_profile():
     )
 
 
-def test_smoke_claims_hold(tmp_path):
-    summary = runner.run(["lrnn_dynamics"], scale="smoke", out=tmp_path, jobs=1)["lrnn_dynamics"]
+def test_smoke_claims_hold(smoke):
+    summary = smoke("lrnn_dynamics")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     assert [c["verdict"] for c in summary["claims"]] == [
         "holds" if c.kind == "check" else "reproduced" for c in CLAIMS
@@ -41,5 +40,5 @@ def test_smoke_claims_hold(tmp_path):
 
 
 def test_which_declarations_are_checks():
-    # issue 28: the aligned start stays on the invariant manifold by construction
+    # the aligned start stays on the invariant manifold by construction
     assert [c.id for c in CLAIMS if c.kind == "check"] == ["a_aligned"]

@@ -1,5 +1,4 @@
 import icml25.mlc_rcn.reproduce as rp
-from icml25.lab import runner
 from icml25.mlc_rcn.claims import CLAIMS
 
 
@@ -22,8 +21,8 @@ def test_claims_keep_the_issue_thresholds():
     assert rp.SCALES["default"].claim_n == 20_000
 
 
-def test_smoke_claims_hold(tmp_path):
-    summary = runner.run(["mlc_rcn"], scale="smoke", out=tmp_path, jobs=1)["mlc_rcn"]
+def test_smoke_claims_hold(smoke):
+    summary = smoke("mlc_rcn")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     assert [c["verdict"] for c in summary["claims"]] == [
         "holds" if c.kind == "check" else "reproduced" for c in CLAIMS

@@ -1,7 +1,6 @@
 import numpy as np
 
 import icml25.predator_rl.reproduce as rp
-from icml25.lab import runner
 from icml25.lab.claims import NOT_MEASURED
 from icml25.predator_rl.claims import CLAIMS
 
@@ -42,8 +41,8 @@ def test_agents_differ_only_in_their_switches():
     assert len({repr(c.__class__(**{**c.__dict__, **strip})) for c in (plain, vp, amp, both)}) == 1
 
 
-def test_smoke_run_measures_every_claim(tmp_path):
-    summary = runner.run(["predator_rl"], scale="smoke", out=tmp_path, jobs=1)["predator_rl"]
+def test_smoke_run_measures_every_claim(smoke):
+    summary = smoke("predator_rl")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     for claim in summary["claims"]:
         assert claim["verdict"] != NOT_MEASURED, claim["metric"]

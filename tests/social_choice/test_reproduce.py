@@ -1,5 +1,4 @@
 import icml25.social_choice.reproduce as sc
-from icml25.lab import runner
 from icml25.social_choice.claims import CLAIMS
 
 
@@ -24,8 +23,8 @@ def test_paper_setting_parameters():
     assert config.instances == 100
 
 
-def test_smoke_run(tmp_path):
-    summary = runner.run(["social_choice"], scale="smoke", out=tmp_path, jobs=1)["social_choice"]
+def test_smoke_run(smoke):
+    summary = smoke("social_choice")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert verdicts["a"] == verdicts["b"] == "reproduced"

@@ -2,7 +2,6 @@ import numpy as np
 import pytest
 
 import icml25.steer_learners.reproduce as sl
-from icml25.lab import runner
 from icml25.steer_learners.claims import CLAIMS
 
 
@@ -23,14 +22,14 @@ def test_claims_keep_the_issue_thresholds():
     for p in ("b", "c"):
         assert (by_id[f"{p}1"].comparison, by_id[f"{p}1"].threshold) == ("<=", 0.7)
         assert (by_id[f"{p}2"].comparison, by_id[f"{p}2"].threshold) == ("<=", 0.7)
-        # issue 27: unknown objectives within 2x of known J; the paper's schedule against 1/t
+        # unknown objectives within 2x of known J; the paper's schedule against 1/t
         assert (by_id[f"{p}5"].comparison, by_id[f"{p}5"].threshold) == ("<=", 2.0)
         assert (by_id[f"{p}6"].comparison, by_id[f"{p}6"].threshold) == ("<=", 1.0)
         assert (by_id[f"{p}7"].comparison, by_id[f"{p}7"].threshold) == ("<=", 1.0)
 
 
 def test_which_rows_are_checks():
-    # issue 27: the per-epoch ratios and the constant/epoch floor ratio are fixed by the
+    # the per-epoch ratios and the constant/epoch floor ratio are fixed by the
     # schedule (steps halve, epochs double), the constant-step stall by its construction
     checks = ["b1", "b2", "b3", "b4", "c1", "c2", "c3", "c4"]
     assert [c.id for c in CLAIMS if c.kind == "check"] == checks
@@ -53,10 +52,10 @@ def test_schedules_share_rounds_and_start():
     assert rm[0][-1] == pytest.approx(geo[0][-1] / 2, rel=0.01)
 
 
-def test_smoke_measures_every_claim(tmp_path):
+def test_smoke_measures_every_claim(smoke):
     """Every claim gets a verdict at smoke scale; the path part and the schedule's checks,
     which do not depend on the estimate of J, hold there too."""
-    summary = runner.run(["steer_learners"], scale="smoke", out=tmp_path, jobs=1)["steer_learners"]
+    summary = smoke("steer_learners")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert set(verdicts) == {c.id for c in CLAIMS}

@@ -1,7 +1,6 @@
 import numpy as np
 
 import icml25.supercollapse.reproduce as sc
-from icml25.lab import runner
 from icml25.lab.claims import NOT_MEASURED
 from icml25.supercollapse import parameter_count
 from icml25.supercollapse.claims import CLAIMS
@@ -40,8 +39,8 @@ def test_frontier_cell_gives_constant_rate_curves():
     assert out["loss"][-1] < out["loss"][0]
 
 
-def test_smoke_run_measures_every_claim(tmp_path):
-    summary = runner.run(["supercollapse"], scale="smoke", out=tmp_path, jobs=1)["supercollapse"]
+def test_smoke_run_measures_every_claim(smoke):
+    summary = smoke("supercollapse")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert NOT_MEASURED not in verdicts.values()

@@ -1,5 +1,4 @@
 import icml25.ucgs_avr.reproduce as repro
-from icml25.lab import runner
 from icml25.lab.claims import NOT_MEASURED
 from icml25.ucgs_avr.claims import CLAIMS
 
@@ -11,8 +10,8 @@ def test_cells_cover_three_models_per_seed():
     assert {c["model"] for c in cells} == {"generative", "discriminative", "answer_only"}
 
 
-def test_smoke_measures_every_claim(tmp_path):
-    summary = runner.run(["ucgs_avr"], scale="smoke", out=tmp_path, jobs=1)["ucgs_avr"]
+def test_smoke_measures_every_claim(smoke):
+    summary = smoke("ucgs_avr")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     assert all(c["verdict"] != NOT_MEASURED for c in summary["claims"])
     m = summary["measurements"]

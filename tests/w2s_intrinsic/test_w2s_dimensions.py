@@ -98,7 +98,7 @@ def test_feature_dimensions_is_coordinate_free_with_unequal_widths(shared):
 
 
 def test_the_official_random_projection_misses_the_shared_directions():
-    # why feature_dimensions no longer uses it: a Gaussian map of the 50 strong features to 13
+    # why feature_dimensions does not use it: a Gaussian map of the 50 strong features to 13
     # coordinates puts them in a frame unrelated to the weak model's 13 coordinates
     # orthogonal subspaces (d_sw = 0) look like random ones: E d_sw = 4 * 6 / 13 = 1.85
     Fs, Fw = gaussian_features_of_unequal_widths(0)

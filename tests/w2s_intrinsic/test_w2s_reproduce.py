@@ -1,5 +1,5 @@
 import icml25.w2s_intrinsic.reproduce as w2s
-from icml25.lab import runner
+import icml25.w2s_intrinsic.summary as w2s_summary
 from icml25.w2s_intrinsic.claims import CLAIMS
 
 
@@ -22,13 +22,13 @@ def test_claims_keep_the_issue_thresholds():
     by_id = {c.id: c for c in CLAIMS}
     assert [c.id for c in CLAIMS] == ["a1", "a2", "a3", "a4", "a5", "b1", "b2", "c", "d1", "d2"]
     assert all(by_id[f"a{i}"].threshold == 1.0 for i in range(1, 6))
-    assert (w2s.SE_TOLERANCE, w2s.REL_TOLERANCE) == (3.0, 0.05)
+    assert (w2s_summary.SE_TOLERANCE, w2s_summary.REL_TOLERANCE) == (3.0, 0.05)
     assert (by_id["d1"].comparison, by_id["d1"].threshold) == (">=", 0.6)
     assert (by_id["d2"].comparison, by_id["d2"].threshold) == (">=", 1.0)
 
 
 def test_which_rows_are_checks():
-    # issue 28: the Gaussian rows test our closed form against a simulation of the same model;
+    # the Gaussian rows test our closed form against a simulation of the same model;
     # only the real-feature experiment tests the paper
     assert [c.id for c in CLAIMS if c.kind == "check"] == [
         "a1",
@@ -43,8 +43,8 @@ def test_which_rows_are_checks():
     assert [c.id for c in CLAIMS if c.kind == "claim"] == ["d1", "d2"]
 
 
-def test_smoke_measures_every_claim_and_the_checks_hold(tmp_path):
-    summary = runner.run(["w2s_intrinsic"], scale="smoke", out=tmp_path, jobs=1)["w2s_intrinsic"]
+def test_smoke_measures_every_claim_and_the_checks_hold(smoke):
+    summary = smoke("w2s_intrinsic")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert all(verdicts[c.id] == "holds" for c in CLAIMS if c.kind == "check")

@@ -1,7 +1,6 @@
 import numpy as np
 
 import icml25.zigzag_layers.reproduce as zr
-from icml25.lab import runner
 from icml25.zigzag_layers.claims import CLAIMS
 
 
@@ -39,8 +38,8 @@ def test_check_cell_counts_disagreements():
     assert len(out["sizes"]) == zr.SCALES["smoke"].check_per_cell
 
 
-def test_smoke_runs_and_measures_every_claim(tmp_path):
-    summary = runner.run(["zigzag_layers"], scale="smoke", out=tmp_path, jobs=1)["zigzag_layers"]
+def test_smoke_runs_and_measures_every_claim(smoke):
+    summary = smoke("zigzag_layers")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert verdicts["a"] == verdicts["b"] == "holds"  # the two checks

@@ -2,7 +2,7 @@
 
 The protocol is in ``icml25.lab.reproduction``. "PGD at matched success" is PGD-Linf on the
 surrogate at the smallest epsilon of the declared grid whose white-box success rate reaches
-DiffAdvMAP's (issue 23: "at the same white-box success").
+DiffAdvMAP's ("at the same white-box success").
 """
 
 from icml25.lab.claims import Claim

@@ -32,7 +32,7 @@ replay buffer is a count over 20 kinds of transitions, kept per push in first-in
 drawn without replacement by a multivariate hypergeometric draw, as ``random.sample`` does, and
 its Huber loss is the count-weighted sum over the 20 kinds of the loss of the network evaluated
 on the five inputs. The loss, its gradient and the laws of the games and of the minibatches are
-those of the official code; the cost per iteration no longer grows with ``games``.
+those of the official code; the cost per iteration does not grow with ``games``.
 """
 
 from __future__ import annotations

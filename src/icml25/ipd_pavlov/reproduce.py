@@ -5,7 +5,7 @@ independent tabular learners from the always-defect start ``Q0``, run for a hori
 the learning dynamics (``horizon_steps``); two controls over the same alphas and the small
 epsilons (<= 0.05): ``Q0`` halved (phase 1 never ends: the learners never leave always-defect),
 and ``g = 1.5, gamma = 0.4``, where phases 1 and 2 still end but Pavlov is not a fixed point
-(``gamma (R - P) = 0.4 <= T - R = 0.5``); the small-epsilon grid again at the first review's
+(``gamma (R - P) = 0.4 <= T - R = 0.5``); the small-epsilon grid again at the shorter
 horizon ``alpha T = 20`` (a diagnostic); and the paper's deep Q-learning self-play (its Fig. 5),
 one cell per seed.
 
@@ -95,7 +95,7 @@ def horizon_steps(config: Config, alpha: float, epsilon: float, horizon: str = D
     """Steps of a run. ``DYNAMICS``: ``T = max(alpha_steps / alpha, explore_steps / (alpha
     epsilon))``, capped at ``max_steps``; the second term is the time an entry visited only after
     an exploratory move (states DC, CD; action D in CC) needs to settle. ``FIRST_REVIEW``:
-    ``alpha_steps / alpha`` alone, the first review's horizon."""
+    ``alpha_steps / alpha`` alone, the shorter horizon."""
     steps = math.ceil(config.alpha_steps / alpha)
     if horizon == DYNAMICS and epsilon > 0:
         steps = max(steps, math.ceil(config.explore_steps / (alpha * epsilon)))
@@ -103,7 +103,7 @@ def horizon_steps(config: Config, alpha: float, epsilon: float, horizon: str = D
 
 
 def cells(config: Config) -> list[dict]:
-    """The grid, the two controls, the first review's horizon, and the deep Q-learning seeds."""
+    """The grid, the two controls, the shorter horizon, and the deep Q-learning seeds."""
     small = [e for e in config.epsilons if e <= SMALL_EPSILON]
     grid = [(MAIN, a, e, DYNAMICS) for a in config.alphas for e in config.epsilons]
     for setting in (Q0_HALVED, NOT_FIXED_POINT):

@@ -52,7 +52,7 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         ),
         "max_switching_rate_fixed_point": _extreme(max, values("switching_rate", MAIN, explored)),
         "mean_pavlov_share_dqn": _mean([out["pavlov_share"] for out in deep]),
-        # not claims: the same grid judged as the first review did (final snapshot, alpha T = 20)
+        # not claims: the same grid judged on a final snapshot at the shorter horizon alpha T = 20
         "min_pavlov_rate_small_epsilon_first_review": _extreme(
             min, values("pavlov_rate", MAIN, small, horizon=FIRST_REVIEW)
         ),
@@ -71,6 +71,20 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             measurements[f"pavlov_share{key}"] = out["pavlov_share"]
             measurements[f"switching_rate{key}"] = out["switching_rate"]
             measurements[f"mean_switches{key}"] = out["mean_switches"]
+    # per-run outcomes behind claims (d), (e), (f): each is the fraction of a cell's runs with a
+    # yes/no outcome, so its runs' 0/1 values are fixed by that fraction and the number of runs
+    # (``run`` numbers the outcomes, ones first, not the learners). The Pavlov shares of claims
+    # (a), (b), (c) are averaged over runs inside the cell and have no per-run values here.
+    for cell, out in tabular:
+        if cell["horizon"] != DYNAMICS:
+            continue
+        label = f"cell=a{cell['alpha']:g}_e{cell['epsilon']:g}"
+        if cell["setting"] == MAIN and cell["epsilon"] == 0:
+            _runs(measurements, f"three_phase[epsilon0,{label}", out["three_phase_rate"], config)
+        if cell["setting"] == MAIN and explored(cell):
+            _runs(measurements, f"switching[fixed_point,{label}", out["switching_rate"], config)
+        if cell["setting"] == NOT_FIXED_POINT and explored(cell):
+            _runs(measurements, f"switching[not_fixed_point,{label}", out["switching_rate"], config)
     for k, out in enumerate(deep):
         measurements[f"pavlov_share[dqn,replicate={k}]"] = out["pavlov_share"]
         measurements[f"switches[dqn,replicate={k}]"] = float(out["switches"])
@@ -82,6 +96,16 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         "deep_q_cooperation": _fig_deep(deep),
     }
     return Summary(measurements, figures)
+
+
+def _runs(measurements: dict, prefix: str, rate: float, config: Config) -> None:
+    """The 0/1 outcomes of a cell's ``config.runs`` runs whose mean is ``rate``, as
+    ``<prefix>,run=<k>]``, ones first."""
+    ones = round(rate * config.runs)
+    if not math.isclose(ones, rate * config.runs, abs_tol=1e-6):
+        raise ValueError(f"{prefix}: {rate} is not a fraction of {config.runs} runs")
+    for k in range(config.runs):
+        measurements[f"{prefix},run={k}]"] = float(k < ones)
 
 
 def _mean(values: list[float]) -> float:

@@ -41,7 +41,7 @@ CLAIMS = (
     ),
     Claim(
         "d",
-        "Margin beats top probability on hard puzzles (issue 27): top_margin minus top_prob "
+        "Margin beats top probability on hard puzzles: top_margin minus top_prob "
         "accuracy on the hard split (unique puzzles whose solver search needs at least "
         "min_guesses guesses), both with the official code's Gumbel noise (scale 0.5 on the "
         "log-score, annealed with the fraction still masked); paper: +40 points.",
@@ -54,7 +54,7 @@ CLAIMS = (
     Claim(
         "e",
         "The cells random order decodes cost more than those top_margin decodes (teacher-"
-        f"forced, both floored at {LOSS_FLOOR} nats). A check since issue 27: top_margin picks "
+        f"forced, both floored at {LOSS_FLOOR} nats). A check: top_margin picks "
         "the cells the model is surest of, so any model better than chance passes it.",
         "loss_ratio_vanilla_over_margin",
         ">=",
@@ -65,7 +65,7 @@ CLAIMS = (
     ),
     Claim(
         "f",
-        "Training spends capacity on hard subproblems (issue 27): the model's mean loss per "
+        "Training spends capacity on hard subproblems: the model's mean loss per "
         "cell on random-order masks (the training distribution) over its loss on the cells the "
         f"solver fills next at the same masking ratio, averaged over the ratios >= {HIGH_RATIO}; "
         "a model for which the subproblems random masking creates were no harder would give 1.",

@@ -82,7 +82,7 @@ def make_puzzles(
     blank only while the solution stays unique (counted to 2), and stops at the first puzzle
     whose difficulty, the solver's search (:func:`~icml25.mdm_order.sudoku.search_effort`:
     branchings to find the solution and prove it unique), reaches ``min_guesses``; draws that
-    never get there are redrawn. ``min_guesses = 1``: the first puzzle singles no longer solve.
+    never get there are redrawn. ``min_guesses = 1``: the first puzzle that singles do not solve.
     """
     n = check_int("n", n, minimum=1)
     low, high = (check_int("givens", g, minimum=17) for g in givens)

@@ -15,7 +15,7 @@ test sample of ``n_test`` inputs. Cells:
   through :func:`apply_rcn`) against the clean classifier, on ``points`` inputs;
 - ``multiclass``: ``k = 3``, forward / backward / uncorrected cross-entropy on the same sample,
   symmetric ``eta = 0.3`` and a random ``H`` (``alpha = 0.5``, fixed seed), skewed marginal, ``n``
-  grid x replicates: reported without a threshold (issue item (c)).
+  grid x replicates: reported, with no threshold.
 """
 
 from __future__ import annotations

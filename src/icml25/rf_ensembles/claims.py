@@ -59,5 +59,6 @@ CLAIMS = (
         0.95,
         paper_value="members' variance tracks r_perp^2(x)",
         source="Fig. 4",
+        replicates="d_correlation_set*",
     ),
 )

@@ -1,4 +1,4 @@
-"""The claims and checks of selective_iv, declared before any run (second look, issue 27).
+"""The claims and checks of selective_iv, declared before any run.
 
 The protocol is in ``icml25.lab.reproduction``. Claim (a) is judged where selection bias is
 strong (``Config.strong_y``, the s_Y rows 0.5 and 0.7 of the paper's 4 x 4 grid: there the

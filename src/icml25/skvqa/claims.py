@@ -1,4 +1,4 @@
-"""The claims and checks of skvqa, declared before the held-out half was first scored.
+"""The claims and checks of skvqa, declared before the held-out half is scored.
 
 The protocol is in ``icml25.lab.reproduction``. The paper's results (2M pairs, 11x more unique
 questions than earlier data sets, gains from fine-tuning on it) need GPT-4-scale generation and
@@ -6,7 +6,7 @@ model training and are not measured here. Offline we test the pipeline's filters
 labelled by hand, and that its diversity statistics order data sets the way the paper uses them.
 """
 
-from icml25.lab.claims import CHECK, Claim
+from icml25.lab.claims import CHECK, DIAGNOSTIC, Claim
 
 CLAIMS = (
     Claim(
@@ -70,5 +70,26 @@ CLAIMS = (
         ">",
         1.0,
         kind=CHECK,
+    ),
+    Claim(
+        "why_answer",
+        "Is the answer filter's wrong removal a word-form mismatch? Held-out precision of the "
+        "same filter matching after crude suffix stripping (a variant written after scoring).",
+        "explain_precision_answer_stemmed",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_image",
+        "Are the image filter's wrong removals questions that point at a place in the scene? "
+        "Held-out precision with a 'the <noun> on/at/in the <noun>' rule added to the word list.",
+        "explain_precision_image_or_scene",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_dedup",
+        "Does one cosine threshold separate duplicates from different questions on both halves? "
+        "The smallest duplicate cosine minus the largest different-pair cosine (negative: no).",
+        "explain_threshold_gap",
+        kind=DIAGNOSTIC,
     ),
 )

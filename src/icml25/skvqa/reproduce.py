@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from icml25.common.llm import Endpoint, LLMClient
+from icml25.skvqa.explain import explain
 from icml25.skvqa.filters import answer_in_context, refers_to_image, same_question
 from icml25.skvqa.labelled import DUPLICATE_PAIRS, EXAMPLES
 from icml25.skvqa.pipeline import apply_filters, generate
@@ -45,7 +46,8 @@ SCALES = {
 
 
 def cells(config: Config) -> list[dict]:
-    parts = ["filters", "statistics", "pipeline"] + (["model"] if config.llm is not None else [])
+    parts = ["filters", "statistics", "pipeline", "explain"]
+    parts += ["model"] if config.llm is not None else []
     return [{"part": p} for p in parts]
 
 
@@ -75,6 +77,10 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
             for split in ("dev", "held_out")
             for name, pair in _filter_decisions(split).items()
             for k, v in zip(("removed", "defective"), pair, strict=True)
+        }
+    if part == "explain":
+        return {
+            f"{split}_{k}": v for split in ("dev", "held_out") for k, v in explain(split).items()
         }
     rng = np.random.default_rng(seed)
     if part == "statistics":

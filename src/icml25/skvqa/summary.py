@@ -38,6 +38,20 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             m[f"removed_{name}{suffix}"] = float(removed.sum())
             m[f"defective_{name}{suffix}"] = float(defective.sum())
             rows.append((split, name, p, r))
+    why = out["explain"]
+    for split in ("dev", "held_out"):
+        suffix = "" if split == "held_out" else "_dev"
+        for name in ("answer_stemmed", "image_or_scene"):
+            p, r = precision_recall(
+                why[f"{split}_{name}_removed"].astype(bool),
+                why[f"{split}_{name}_defective"].astype(bool),
+            )
+            m[f"explain_precision_{name}{suffix}"], m[f"explain_recall_{name}{suffix}"] = p, r
+        m[f"explain_min_cosine_duplicates{suffix}"] = float(why[f"{split}_cosine_same"].min())
+        m[f"explain_max_cosine_different{suffix}"] = float(why[f"{split}_cosine_different"].max())
+    m["explain_threshold_gap"] = min(
+        m["explain_min_cosine_duplicates_dev"], m["explain_min_cosine_duplicates"]
+    ) - max(m["explain_max_cosine_different_dev"], m["explain_max_cosine_different"])
     s = out["statistics"]
     for k in STATISTICS:
         m[f"varied_{k}"], m[f"templated_{k}"] = s[f"varied_{k}"], s[f"templated_{k}"]

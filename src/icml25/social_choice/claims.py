@@ -36,5 +36,6 @@ CLAIMS = (
         ">",
         0.0,
         paper_value="Bowling Green mean utility: PROSE 3.54 vs clustering 2.79",
+        replicates="text_gain[replicate=*]",
     ),
 )

@@ -41,6 +41,9 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     m["exact_cbjr_violations"] = float((np.asarray(exact) >= 1.0).sum()) if len(exact) else nan
 
     text = [o for c, o in results if c["part"] == "text"]
+    for c, o in results:
+        if c["part"] == "text":
+            m[f"text_gain[replicate={c['replicate']}]"] = float(o["ours_mean"] - o["kmeans_mean"])
     if text:
         for key in ("mean", "bottom10", "tfidf_mean"):
             gains = [o[f"ours_{key}"] - o[f"kmeans_{key}"] for o in text]

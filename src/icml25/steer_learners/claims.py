@@ -7,7 +7,7 @@ from icml25.lab.claims import Claim
 
 
 def _steer_claims(prefix: str, game: str, what: str, source: str) -> tuple[Claim, ...]:
-    # (1)-(4) are checks (issue 27): the per-epoch ratios are fixed by the schedule (steps halve,
+    # (1)-(4) are checks: the per-epoch ratios are fixed by the schedule (steps halve,
     # epochs double, so every noise floor halves per epoch), constant steps sit at their
     # stationary floor from the first epoch on (T_0 contracts the transient by e^-5), and the
     # constant-step floor over the epoch schedule's is the ratio of their last steps, 2^(K-1).

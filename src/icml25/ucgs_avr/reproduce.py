@@ -45,7 +45,7 @@ class Config:
     n_train: int = 10000
     n_test: int = 400
     # a pair none of whose matrices obeys another rule of the attribute (colour progression over
-    # three values was always also colour arithmetic, so it held nothing out)
+    # three values is always also colour arithmetic, so it holds nothing out)
     held_out: tuple[str, str] = ("type", "progression")
     codebook_size: int = 128
     codebook_fit_panels: int = 2000  # matrices whose panels fit the k-means codebook

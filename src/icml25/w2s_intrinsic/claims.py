@@ -2,7 +2,7 @@
 
 The protocol is in ``icml25.lab.reproduction``.
 
-Issue 28 (second look): (a1-a5) compare our finite-sample Gaussian closed form with a Monte Carlo
+(a1-a5) compare our finite-sample Gaussian closed form with a Monte Carlo
 of the same Gaussian model, and (b1, b2, c) are properties of that closed form, confirmed by the
 same simulation: they test our algebra and our simulator, so they are checks. What the paper
 says about real models is tested by (d1, d2): linear probes on the frozen features of real
@@ -32,7 +32,7 @@ CLAIMS = (
             f"Gaussian model: the simulated {LABELS[q]} is within 3 standard errors or 5% "
             "(relative) of our closed form at every grid point (d_sw in {0, 5, 10, 20}, n in "
             "{100, 200, 400}, N from 100 to 4000): the fraction of grid points that agree. A "
-            "check of our algebra and simulator (issue 28).",
+            "check of our algebra and simulator.",
             f"agree_fraction_{q}",
             ">=",
             1.0,

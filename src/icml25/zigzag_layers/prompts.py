@@ -16,7 +16,7 @@ family's name, so the prompts do not depend on the run's seed.
 The ``docstring`` and ``code`` families are read from the modules' *source files* (``ast`` and
 plain text), never from the live module objects: other libraries patch those (``import ray``
 replaces ``inspect.isgenerator`` by a wrapper without a docstring), and a pool read with
-``dir(module)`` changed with what the process had imported, and every measurement with it. A
+``dir(module)`` would change with what the process has imported, and every measurement with it. A
 docstring counts when its function or class is *defined* in the module's source (at top level,
 also under ``if``/``try``/``with``; methods directly in a public class's body), not re-exported
 from another module (``os`` re-exporting ``posix``, ``heapq`` its C accelerator), nor inherited.
