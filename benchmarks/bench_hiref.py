@@ -5,29 +5,29 @@ where a table says otherwise):
 
 1. quality: cost(HiRef) / cost(ot.emd) on the four data sets (mean and max over seeds);
 2. speed: wall time of HiRef and ot.emd, and their ratio;
-3. scale (issue 29): n = 2^14 .. 2^22 Gaussian -> Gaussian, each n at 1 and at 2 torch
+3. scale: n = 2^14 .. 2^22 Gaussian -> Gaussian, each n at 1 and at 2 torch
    threads, each run in a fresh process: wall time, peak RSS, cost / closed-form W2^2
    (``--scale-log2n``, ``--scale-threads`` choose the rows);
-3b. dask (issue 29): n = 2^20 and 2^22 on two local one-thread Dask workers against one
+3b. dask: n = 2^20 and 2^22 on two local one-thread Dask workers against one
    process at torch's default thread count (``--dask-log2n``);
-3c. memory (issue 29): peak RSS by level's subsolver, leaves and the rest at 1 and 2 threads,
+3c. memory: peak RSS by level's subsolver, leaves and the rest at 1 and 2 threads,
    n = 2^20 (``--memory-log2n``), RSS sampled every 3 ms in a fresh process;
-3d. threads (issue 29): whether the subsolver on two threads gives the one-thread bits, for a
+3d. threads: whether the subsolver on two threads gives the one-thread bits, for a
    whole batch of blocks, half of it and one block;
 4. euclidean: ``cost="euclidean"`` against ``ot.emd`` on the Euclidean cost;
 5. official: the official HR_OT (raphael-group/HiRef, src/ on ``--official-src``), run with
    its defaults on ``n = 16384`` beside ours, if a path is given. Its code is never copied here:
    point ``--official-src`` at a checkout outside this repository;
-6. schedules (issue 28 (a)): cost / exact on moons -> rings and checkerboard at n = 4096 under
+6. schedules (why (a) misses): cost / exact on moons -> rings and checkerboard at n = 4096 under
    other rank schedules and with 4 starts;
-7. premise (issue 28 (a)): at the first level, the fraction of points whose exact image falls
+7. premise (why (a) misses): at the first level, the fraction of points whose exact image falls
    in another co-cluster, and the LR objective of the found co-clusters against the ones
    consistent with the exact map; with ``--official-src``, also for the official full FRLC.
 
     python benchmarks/bench_hiref.py                     # the README's tables
     python benchmarks/bench_hiref.py --quick             # a minute
     python benchmarks/bench_hiref.py --official-src /tmp/HiRef/src
-    python benchmarks/bench_hiref.py --only scale dask   # issue 29's tables (40 minutes)
+    python benchmarks/bench_hiref.py --only scale dask   # tables 3 and 3b (40 minutes)
 """
 
 from __future__ import annotations
@@ -311,7 +311,7 @@ def _memory_run(n: int, threads: int) -> dict:
 
 def memory(n: int, threads=(1, 2)) -> str:
     """Peak RSS (MB) by level's subsolver, leaves and the rest, at 1 and 2 torch threads, each in
-    a fresh process (issue 29's profile: where a second thread's extra memory appears)."""
+    a fresh process (where a second thread's extra memory appears)."""
     runs = {}
     for t in threads:
         runs[t] = _this_script_in_a_fresh_process("--memory-run", n, t)
@@ -414,7 +414,7 @@ SCHEDULES = {
 
 
 def schedules(n: int, seeds: int, datasets=("moons_rings", "checkerboard")) -> str:
-    """Issue 28 (a): cost / exact of HiRef under other rank schedules and more starts."""
+    """Why (a) misses: cost / exact of HiRef under other rank schedules and more starts."""
     rows = []
     for dataset in datasets:
         for seed in range(seeds):
@@ -496,7 +496,7 @@ def _co_clusters(X, Y, r, solver, starts, src=None):
 
 
 def premise(n: int, seeds: int, ranks=(2, 4), datasets=tuple(DATASETS), src=None) -> str:
-    """Issue 28 (a): HiRef's premise is that a minimal-objective rank-r co-clustering sends
+    """Why (a) misses: HiRef's premise is that a minimal-objective rank-r co-clustering sends
     every point's optimal image to its own co-cluster. At the first level: the co-clusters a
     subsolver finds (ours: best of 8 starts; the official full FRLC, if ``src`` is given: best
     of 2), the fraction of points whose exact image (``ot.emd``) lies in another co-cluster

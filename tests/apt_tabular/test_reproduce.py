@@ -1,6 +1,5 @@
 import icml25.apt_tabular.reproduce as apt
 from icml25.apt_tabular.claims import CLAIMS
-from icml25.lab import runner
 from icml25.lab.claims import NOT_MEASURED
 
 
@@ -23,8 +22,8 @@ def test_plain_control_differs_only_in_the_adversaries():
     assert max(config.many_classes) > 10 and min(config.over_ten) > 10
 
 
-def test_smoke_measures_every_claim(tmp_path):
-    summary = runner.run(["apt_tabular"], scale="smoke", out=tmp_path, jobs=1)["apt_tabular"]
+def test_smoke_measures_every_claim(smoke):
+    summary = smoke("apt_tabular")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     assert all(c["verdict"] != NOT_MEASURED for c in summary["claims"])
     m = summary["measurements"]

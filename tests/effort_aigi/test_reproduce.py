@@ -5,7 +5,6 @@ import numpy as np
 import icml25.effort_aigi.reproduce as ea
 from icml25.effort_aigi import GENERATORS, digits, quantise
 from icml25.effort_aigi.claims import CLAIMS
-from icml25.lab import runner
 from icml25.lab.claims import NOT_MEASURED
 
 
@@ -27,8 +26,8 @@ def test_digits_and_quantisation():
     np.testing.assert_array_equal(quantise(x), x)
 
 
-def test_smoke_run_measures_every_claim_and_the_checks_hold(tmp_path):
-    summary = runner.run(["effort_aigi"], scale="smoke", out=tmp_path, jobs=1)["effort_aigi"]
+def test_smoke_run_measures_every_claim_and_the_checks_hold(smoke):
+    summary = smoke("effort_aigi")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert verdicts["c1"] == verdicts["c2"] == "holds"

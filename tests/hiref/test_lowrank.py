@@ -106,9 +106,9 @@ def test_a_mirror_step_works_in_its_buffers():
 
 
 def test_the_solver_allocates_nothing_per_iteration(monkeypatch):
-    # issue 29: a fresh (B, r, m) tensor per step fragmented the heap at n = 2^20; the solver's
-    # iterations now cycle fixed buffers, so the allocations of (B, m) floats or more do not grow
-    # with the number of iterations (the final projection, which copies, is left out here)
+    # the solver's iterations cycle fixed buffers (a fresh (B, r, m) tensor per step fragments
+    # the heap at n = 2^20), so the allocations of (B, m) floats or more do not grow with the
+    # number of iterations (the final projection, which copies, is left out here)
     from torch.profiler import ProfilerActivity, profile
 
     monkeypatch.setattr(lowrank, "_project_to_tolerance", lambda P, a, g: P)

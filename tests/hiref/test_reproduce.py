@@ -7,7 +7,6 @@ import icml25.hiref.reproduce as hr
 from icml25.hiref import DATASETS, GAUSSIAN_W2_SQUARED, HIGHDIM, sample
 from icml25.hiref.baselines import exact_cost, minibatch_ot
 from icml25.hiref.claims import CLAIMS
-from icml25.lab import runner
 
 
 def test_claims_are_the_issues():
@@ -59,8 +58,8 @@ def test_gaussian_closed_form_and_baselines():
     assert np.mean(np.sum((X - Y[perm]) ** 2, axis=1)) >= exact - 1e-9
 
 
-def test_smoke_claims_hold(tmp_path):
-    summary = runner.run(["hiref"], scale="smoke", out=tmp_path, jobs=1)["hiref"]
+def test_smoke_claims_hold(smoke):
+    summary = smoke("hiref")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     # (a) fails at smoke scale too: checkerboard's 5-seed mean is 1.031 at n = 1024
     assert [c["verdict"] for c in summary["claims"]] == [

@@ -2,7 +2,6 @@ import numpy as np
 
 import icml25.icl_denoising.reproduce as rep
 from icml25.icl_denoising.claims import CLAIMS
-from icml25.lab import runner
 
 
 def test_cells_cover_every_model_and_the_ablation():
@@ -23,7 +22,7 @@ def test_claims_keep_the_issue_thresholds():
     assert (by_id["c"].comparison, by_id["c"].threshold) == ("<", 0.1)
     assert (by_id["d1"].comparison, by_id["d1"].threshold) == ("<", 1e-6)
     assert (by_id["d2"].comparison, by_id["d2"].threshold) == (">", 1.0)
-    for task in rep.TASKS:  # issue 28
+    for task in rep.TASKS:
         assert (by_id[f"se_{task}"].comparison, by_id[f"se_{task}"].threshold) == ("<", 0.01)
     for task in ("sphere", "gmm"):
         assert (by_id[f"d3_{task}"].comparison, by_id[f"d3_{task}"].threshold) == ("<", 0.1)
@@ -49,8 +48,8 @@ def test_oracle_denoiser_of_each_task_beats_returning_the_query():
         assert bayes < 0.8 * np.mean((p.query - p.target) ** 2)
 
 
-def test_smoke_run_measures_every_claim(tmp_path):
-    summary = runner.run(["icl_denoising"], scale="smoke", out=tmp_path, jobs=1)["icl_denoising"]
+def test_smoke_run_measures_every_claim(smoke):
+    summary = smoke("icl_denoising")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert "not measured" not in verdicts.values()

@@ -1,5 +1,4 @@
 import icml25.maxmin_eig.reproduce as mm
-from icml25.lab import runner
 from icml25.maxmin_eig.claims import CLAIMS
 
 
@@ -12,8 +11,8 @@ def test_cells_cover_the_sweep_small_dimension_and_graph():
     assert parts.count("graph") == 1
 
 
-def test_smoke_claims_hold(tmp_path):
-    summary = runner.run(["maxmin_eig"], scale="smoke", out=tmp_path, jobs=1)["maxmin_eig"]
+def test_smoke_claims_hold(smoke):
+    summary = smoke("maxmin_eig")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     assert [c["verdict"] for c in summary["claims"]] == ["reproduced"] * len(CLAIMS)
     assert summary["measurements"]["graph_lambda2_networkx_error"] < 1e-6

@@ -1,7 +1,6 @@
 import numpy as np
 
 import icml25.relu_threshold.reproduce as rt
-from icml25.lab import runner
 from icml25.relu_threshold.claims import CLAIMS
 
 
@@ -32,8 +31,8 @@ def test_escape_time_counts_only_a_departure_after_sitting_at_ols():
     np.testing.assert_array_equal(rt._escape_time(loss_over_ols, time), [4.0, 3.0, np.inf])
 
 
-def test_smoke_pipeline_and_the_claims_a_short_run_can_show(tmp_path):
-    summary = runner.run(["relu_threshold"], scale="smoke", out=tmp_path, jobs=1)["relu_threshold"]
+def test_smoke_pipeline_and_the_claims_a_short_run_can_show(smoke):
+    summary = smoke("relu_threshold")[0]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     # 2000 steps are enough to reach the OLS-like point at n = 256 (a1-a3), to keep the lazy
     # control away from it (c) and to align (d); fitting the noise below the threshold (b) needs

@@ -29,6 +29,7 @@ CLAIMS = (
         0.0,
         paper_value="adversarial agents improve over plain synthetic pre-training",
         source="Abstract; Sec. 4 ablation",
+        replicates="b_gap_*",
     ),
     Claim(
         "c",

@@ -19,6 +19,8 @@ CLAIMS = (
         paper_value="Effort beats full FT and LoRA on unseen generators (e.g. GenImage mean "
         "acc. 91.1 trained on SDv1.4)",
         source="Abstract; Tables 1-3",
+        replicates="a_margin[vs={group},seed=*]",
+        across="min",
     ),
     Claim(
         "b",
@@ -32,6 +34,8 @@ CLAIMS = (
         paper_value="naive fine-tuning collapses the feature space to a few principal "
         "components; Effort keeps it high-ranked",
         source="Abstract; Section 2 (PCA of features)",
+        replicates="b_erank_gap[train={group},seed=*]",
+        across="min",
     ),
     Claim(
         "c1",

@@ -57,7 +57,7 @@ class Config:
     pretrain_lr: float = 2e-3
     seeds: int = 3
     train_generators: tuple[str, ...] = GENERATORS
-    ft_steps: int = 600  # the first default run had 200 (see the README)
+    ft_steps: int = 600  # Adam steps of each fine-tuning, the same for all three methods
     ft_batch: int = 64  # half real, half fake
     ft_lr: float = 1e-3
     rank: int = 1

@@ -46,6 +46,16 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         best = max(unseen[f"{g}/full"], unseen[f"{g}/lora"])
         m[f"a_margin_train_{g}"] = unseen[f"{g}/effort"] - best
         m[f"b_erank_gap_train_{g}"] = erank[f"{g}/effort"] - erank[f"{g}/full"]
+        for c, o in results:
+            runs, k = o["runs"], c["seed"]
+            effort = np.mean([runs[f"{g}/effort"]["auc"][h] for h in others])
+            for rival in ("full", "lora"):
+                m[f"a_margin[vs={g}/{rival},seed={k}]"] = float(
+                    effort - np.mean([runs[f"{g}/{rival}"]["auc"][h] for h in others])
+                )
+            m[f"b_erank_gap[train={g},seed={k}]"] = float(
+                runs[f"{g}/effort"]["erank"] - runs[f"{g}/full"]["erank"]
+            )
     gs = config.train_generators
     m["a_min_margin"] = min(m[f"a_margin_train_{g}"] for g in gs)
     m["b_min_erank_gap"] = min(m[f"b_erank_gap_train_{g}"] for g in gs)

@@ -52,6 +52,8 @@ CLAIMS = (
         0.01,
         paper_value="FHBI accuracy above SVGD",
         source="issue 17 (CPU version of Table 1)",
+        replicates="accuracy_drop_svgd_minus_fhbi[dataset={group},seed=*]",
+        across="max",
     ),
     Claim(
         "c",

@@ -90,6 +90,7 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     )
     for d in ds:
         _paired(m, d, table[d, "svgd"], table[d, "fhbi"])
+        _accuracy_drops(m, d, results, chosen[d])
     for d in ds:
         m[f"d_diversity_ratio_{d}"] = mean("diversity", d, "fhbi") / mean("diversity", d, "svgd")
         m[f"d_diversity_ratio_ensemble_sam_over_svgd_{d}"] = mean(
@@ -129,6 +130,22 @@ def _paired(m: dict, d: str, svgd: list[dict], fhbi: list[dict]) -> None:
         m[f"paired_seeds_fhbi_{name}_below_svgd_{d}"] = float((diff < 0).sum())
     sharp = [b["sharpness"].mean() < a["sharpness"].mean() for a, b in zip(svgd, fhbi, strict=True)]
     m[f"paired_seeds_fhbi_sharpness_below_svgd_{d}"] = float(sum(sharp))
+
+
+def _accuracy_drops(m: dict, d: str, results, rho: float) -> None:
+    """Per seed, the paired accuracy drop SVGD - FHBI (FHBI at the chosen rho): the replicates
+    of (b2), whose seed mean per dataset is ``accuracy_svgd_{d} - accuracy_fhbi_{d}``."""
+    acc = {
+        (c["method"], c["seed"]): o["accuracy"]
+        for c, o in results
+        if c["part"] == "test"
+        and c["dataset"] == d
+        and (c["method"] == "svgd" or (c["method"] == "fhbi" and c["rho"] == rho))
+    }
+    for s in sorted({s for _, s in acc}):
+        m[f"accuracy_drop_svgd_minus_fhbi[dataset={d},seed={s}]"] = float(
+            acc["svgd", s] - acc["fhbi", s]
+        )
 
 
 def _record(m: dict, key: str, runs: list[dict]) -> None:

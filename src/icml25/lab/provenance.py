@@ -1,8 +1,9 @@
-"""The line of each paper's README that says how its committed result was made, written from
-the committed summary (``python -m icml25.lab.provenance`` writes them all), so the README
-never says another time or cache state than the summary it ships with.
+"""The lines of each paper's README that say how its committed result was made, and the
+intervals of the claims that declare replicates, written from the committed summary
+(``python -m icml25.lab.provenance`` writes them all), so the README never says another time,
+cache state or interval than the summary it ships with.
 
-The line sits between ``<!-- committed-run -->`` and ``<!-- /committed-run -->``."""
+The lines sit between ``<!-- committed-run -->`` and ``<!-- /committed-run -->``."""
 
 from __future__ import annotations
 
@@ -43,9 +44,29 @@ def readme_path(slug: str) -> Path:
     return Path(str(resources.files("icml25"))) / slug / "README.md"
 
 
+def interval_lines(summary: dict) -> list[str]:
+    """One line per claim judged on its replicates: mean, interval, n, verdict."""
+    lines = []
+    for c in summary["claims"]:
+        ci = c.get("interval")
+        if ci is None:
+            continue
+        n = ci["n"]
+        sizes = f"{min(n)}" if min(n) == max(n) else f"{min(n)}-{max(n)}"
+        count = f"n = {n[0]}" if len(n) == 1 else f"{len(n)} groups of n = {sizes}"
+        lines.append(
+            f"- ({c['id']}) `{c['metric']}` = {c['measured']:.4g} ({c['across'] or 'mean'} of "
+            f"`{c['replicates']}`, {count}): {ci['confidence']:.0%} t-interval "
+            f"[{ci['low']:.4g}, {ci['high']:.4g}] {c['comparison']} {c['threshold']:g}: "
+            f"**{c['verdict']}**"
+        )
+    return lines
+
+
 def expected(slug: str) -> str:
     path = store.summary_path(store.results_dir(), slug, "default", 0)
-    return committed_line(store.read_summary(path))
+    summary = store.read_summary(path)
+    return "\n".join([committed_line(summary), *interval_lines(summary)])
 
 
 def written(slug: str) -> str | None:

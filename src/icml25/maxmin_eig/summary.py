@@ -28,6 +28,14 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         measurements[f"min_regime_ratio_rank{rank}"] = (
             float(regime.min()) if regime.size else math.nan
         )
+    # per-replicate ratios behind (a2) and (c2): a sweep point is a (rank, weak_dim), its mean
+    # ratio the mean over its replicates; only the points in the regime enter the minimum
+    for (rank, weak_dim), outs in _sweep_groups(results).items():
+        margin = float(np.mean([o["margin"] for o in outs.values()]))
+        if margin >= REGIME:
+            label = f"rank1,point={weak_dim}" if rank == 1 else f"rank23,point=r{rank}_w{weak_dim}"
+            for cell, out in outs.items():
+                measurements[f"ratio_in_regime[{label},replicate={cell}]"] = out["mean_ratio"]
     higher = [r for r in points if r > 1]
     measurements["spearman_rank23_min"] = _min_or_nan(
         [measurements[f"spearman_rank{r}"] for r in higher]
@@ -48,6 +56,10 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         if len(small) >= config.small_instances
         else math.nan  # fewer instances in the regime than declared: not measured
     )
+
+    if not math.isnan(measurements["small_half_opt_rate"]):  # per instance, behind (b)
+        for i, ratio in enumerate(small):
+            measurements[f"half_opt[small,instance={i}]"] = float(ratio >= 0.5)
 
     failure = _failure_by_n(results)
     if len(failure) >= 2:
@@ -85,6 +97,15 @@ def _sweep_points(results) -> dict[int, list[tuple[float, float, float]]]:
             )
         )
     return points
+
+
+def _sweep_groups(results) -> dict[tuple[int, int], dict[int, dict]]:
+    """The sweep cells' outputs by (rank, weak_dim), then by replicate."""
+    groups: dict[tuple[int, int], dict[int, dict]] = {}
+    for cell, out in results:
+        if cell["part"] == "sweep":
+            groups.setdefault((cell["rank"], cell["weak_dim"]), {})[cell["replicate"]] = out
+    return groups
 
 
 def _failure_by_n(results) -> dict[int, float]:

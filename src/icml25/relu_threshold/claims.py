@@ -29,8 +29,8 @@ CLAIMS = (
         "a3",
         "Above the threshold (n >= 256), from the vanishing start the paper's result is about "
         "(lambda = 1e-6), every seed: test excess risk < 2 x sigma^2 d / (2n), twice the "
-        "expected excess of OLS, the rate of the paper's estimator (issue 28: judged in absolute "
-        "excess risk, no longer against each seed's own OLS excess): the largest ratio.",
+        "expected excess of OLS, the rate of the paper's estimator (judged in absolute excess "
+        "risk, not against each seed's own OLS excess): the largest ratio.",
         "max_excess_over_rate_tiny_large_n",
         "<",
         2.0,
@@ -41,8 +41,8 @@ CLAIMS = (
         "b",
         "Below it (n <= 24): in at least half the seeds the network fits the training data "
         "better than OLS (train / OLS train < 0.8), which no seed does above it (a1): the "
-        "smallest, over n <= 24, fraction of seeds doing so (issue 28: the test-loss half, "
-        "'test >= 3x OLS', held on both sides and was dropped).",
+        "smallest, over n <= 24, fraction of seeds doing so (the test loss is not part of it: "
+        "'test >= 3x OLS' holds on both sides of the threshold).",
         "min_fit_below_ols_fraction_small_n",
         ">=",
         0.5,

@@ -122,7 +122,7 @@ def loss_and_gradients(W, a, X, y):
     ``dL/dW = a * (1[P > 0]^T (r * X)) / n``.
 
     The runs are taken one at a time: each run's (n, m) temporaries stay in cache, where one
-    batched (runs, n, m) computation spills to memory and was 5x slower (1.2 ms against 6.2 ms a
+    batched (runs, n, m) computation spills to memory and is 5x slower (1.2 ms against 6.2 ms a
     step for 5 runs, n = 256, m = 200, one thread).
     """
     return _loss_and_gradients(*check_network(W, a, X, y))

@@ -43,7 +43,8 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         "median_top2_mass_after_alignment": _stat(
             np.median, pooled("small", "top2_mass_after_alignment")
         ),
-        # the first look's (a3) and (b) measures, kept to compare
+        # not claims: test / OLS test above and below the threshold, and the excess over the
+        # rate from the lambda = 1e-3 start
         "max_test_ratio_large_n": _stat(np.max, pooled("small", "test_ratio", large)),
         "max_test_ratio_tiny_large_n": _stat(np.max, pooled("tiny", "test_ratio", large)),
         "max_excess_over_rate_large_n": _stat(np.max, pooled("small", "excess_over_rate", large)),
