@@ -3,13 +3,12 @@ import pytest
 
 import icml25.creator_groups.reproduce as cg
 from icml25.creator_groups.claims import CLAIMS
-from icml25.lab import runner
 
 
 def test_cells_cover_every_part():
     config = cg.SCALES["default"]
     parts = [c["part"] for c in cg.cells(config)]
-    assert parts.count("lbr") * config.lbr_batch == 64  # issue 27: at least 64 replicates
+    assert parts.count("lbr") * config.lbr_batch == 64  # at least 64 replicates
     assert parts.count("poa") == config.poa_batches
     assert parts.count("trap") == len(config.trap_Ks) * len(config.trap_epsilons)
 
@@ -37,8 +36,8 @@ def test_largest_sure_drop():
     assert cg._largest_sure_drop([None, [1.0, 1.0]]) == -np.inf
 
 
-def test_smoke_run_measures_every_claim(tmp_path):
-    summary = runner.run(["creator_groups"], scale="smoke", out=tmp_path, jobs=1)["creator_groups"]
+def test_smoke_run_measures_every_claim(smoke):
+    summary = smoke("creator_groups")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert "not measured" not in verdicts.values()

@@ -10,7 +10,7 @@ from icml25.lab.claims import Claim
 # and on our exposure_trap construction every profile is a PNE, so "everyone generic" is one and
 # PoA = 1 / epsilon at K = 1 (d3). sg is a check of our Self-Greedy code: when its repair sweeps
 # stop, no group has a better joint deviation, which the brute force must confirm.
-# Issue 27: (a) is judged on 64 replicates of LBR run to its stopping rule, on the 95%
+# (a) is judged on 64 replicates of LBR run to its stopping rule, on the 95%
 # confidence interval of the paired gap (declared before the run).
 CLAIMS = (
     Claim(
@@ -42,6 +42,8 @@ CLAIMS = (
         "engagement_grand_min_gain",
         ">",
         0.1,
+        replicates="engagement_grand_gain[K={group},replicate=*]",
+        across="min",
         paper_value="engagement rewards mitigate large-group behaviour",
         source="Abstract",
     ),

@@ -78,6 +78,10 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
                 for K in config.Ks
             )
         )
+        for K in config.Ks:  # per replicate, behind (b2)
+            gain = final[f"engagement|{n}|{K}"] - start[f"engagement|{n}|{K}"]
+            for r, value in enumerate(gain):
+                m[f"engagement_grand_gain[K={K},replicate={r}]"] = float(value)
         for K in config.Ks:
             m[f"W_start_K{K}"] = float(start[f"exposure|1|{K}"].mean())
 

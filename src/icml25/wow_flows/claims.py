@@ -42,13 +42,11 @@ CLAIMS = (
     ),
     Claim(
         "a_plateau",
-        "Rings, Riesz kernel: the flow has stopped moving at the end of the budget: the range "
-        "(max - min) of the MMD over the records of the last 10% of steps, over the initial MMD, "
-        "is at most 0.01 (the verdicts on a_mmd and a_w2 are at a plateau, not mid-descent).",
+        "Has the Riesz flow's MMD plateaued over the last stretch of steps? Rings, Riesz kernel: "
+        "the range (max - min) of the MMD over the records of the last 10% of steps, over the "
+        "initial MMD (small: a_mmd and a_w2 are judged at a plateau, not mid-descent).",
         "a_riesz_plateau_range",
-        "<=",
-        0.01,
-        kind="check",
+        kind="diagnostic",
     ),
     Claim(
         "b",
@@ -61,6 +59,7 @@ CLAIMS = (
         3.0,
         paper_value="flowed data improves k-shot transfer (MNIST -> FMNIST, KMNIST, USPS)",
         source="transfer learning experiments (official xp_transfer_learning)",
+        replicates="b_gain_points_k5[rep=*]",
     ),
     Claim(
         "c",
@@ -73,6 +72,7 @@ CLAIMS = (
         5.0,
         paper_value="MMDSW distilled MNIST, 1 image/class, beats random real images",
         source="dataset distillation experiments (official xp_dataset_distillation)",
+        replicates="c_gain_points[rep=*]",
     ),
     Claim(
         "d",

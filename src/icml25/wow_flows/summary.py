@@ -85,6 +85,11 @@ def _summarize_transfer(config, results, m, figures, captions) -> None:
             m[f"b_acc_{arm}_k{k}"] = float(acc[arm].mean())
             curves[arm].append((acc[arm].mean(), acc[arm].std()))
         m[f"b_gain_points_k{k}"] = float(100 * (acc["flowed"] - acc["unflowed"]).mean())
+        for c, o in rows:  # the replicates of b_gain_points_k{k}: one per seed
+            if c["shots"] == k:
+                m[f"b_gain_points_k{k}[rep={c['rep']}]"] = float(
+                    100 * (o["acc_flowed"] - o["acc_unflowed"])
+                )
         m[f"b_gain_points_min_over_seeds_k{k}"] = float(
             100 * (acc["flowed"] - acc["unflowed"]).min()
         )
@@ -123,6 +128,11 @@ def _summarize_transfer(config, results, m, figures, captions) -> None:
 
 def _summarize_distill(config, results, m, figures, captions) -> None:
     outs = [o for c, o in results if c["part"] == "distill"]
+    for c, o in results:  # the replicates of c_gain_points: one per seed
+        if c["part"] == "distill":
+            m[f"c_gain_points[rep={c['rep']}]"] = float(
+                100 * (o["acc_flowed"] - o["acc_random_real"])
+            )
     real = np.array([o["acc_random_real"] for o in outs])
     flowed = np.array([o["acc_flowed"] for o in outs])
     m["c_acc_random_real"] = float(real.mean())
