@@ -1,6 +1,5 @@
 import icml25.collabllm.reproduce as repro
 from icml25.collabllm.claims import CLAIMS
-from icml25.lab import runner
 
 
 def test_cells_cover_every_reward_and_replicate():
@@ -14,8 +13,8 @@ def test_cells_cover_every_reward_and_replicate():
     assert all(s.llm is None for s in repro.SCALES.values())
 
 
-def test_smoke_claims_hold(tmp_path):
-    summary = runner.run(["collabllm"], scale="smoke", out=tmp_path, jobs=1)["collabllm"]
+def test_smoke_claims_hold(smoke):
+    summary = smoke("collabllm")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert verdicts == {

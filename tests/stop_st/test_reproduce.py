@@ -1,7 +1,6 @@
 import numpy as np
 
 import icml25.stop_st.reproduce as rep
-from icml25.lab import runner
 from icml25.lab.claims import NOT_MEASURED
 from icml25.stop_st.claims import CLAIMS
 
@@ -21,8 +20,8 @@ def test_every_model_of_a_replicate_sees_the_same_data():
     assert not np.array_equal(rep._data(config, 1)[0].base, p1.base)
 
 
-def test_smoke_run_measures_every_claim(tmp_path):
-    summary = runner.run(["stop_st"], scale="smoke", out=tmp_path, jobs=1)["stop_st"]
+def test_smoke_run_measures_every_claim(smoke):
+    summary = smoke("stop_st")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     assert all(c["verdict"] != NOT_MEASURED for c in summary["claims"])
     m = summary["measurements"]

@@ -17,6 +17,7 @@ CLAIMS = (
         0.15,
         paper_value="+18.5% task performance on average over three tasks (against baselines)",
         source="Abstract; Table 1",
+        replicates="a_success_gap[replicate=*]",
     ),
     Claim(
         "b",
@@ -39,6 +40,8 @@ CLAIMS = (
         1.5,
         paper_value="fewer tokens and less user time than baselines (-10.4% time)",
         source="Abstract; Table 1 (#tokens), user study",
+        replicates="c_turns_ratio[family={group},replicate=*]",
+        across="max",
     ),
     Claim(
         "oracle",

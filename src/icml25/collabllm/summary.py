@@ -40,10 +40,12 @@ def _rates(ev: dict, config: Config) -> dict[str, float]:
 def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     m: dict[str, float] = {}
     per_reward: dict[str, list[dict]] = {}
+    by_replicate: dict[str, dict[int, dict]] = {}
     losses: dict[str, list[np.ndarray]] = {}
     for cell, out in results:
         if cell["part"] == "train":
             rates = _rates(out, config)
+            by_replicate.setdefault(cell["reward"], {})[cell["replicate"]] = rates
             rates["pairs"] = out["pairs"]
             rates["dpo_converged"] = float(out["dpo_converged"])
             rates["dpo_steps"] = float(len(out["dpo_losses"]))
@@ -62,6 +64,10 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     mr, st, oracle = means["multiturn"], means["single_turn"], means["oracle"]
     # (a) pooled over all test requests (families x levels), mean over replicates
     m["a_success_gap"] = mr["success"] - st["success"]
+    # ... and per replicate (the MR and ST policies of the same replicate index)
+    for k, rates in sorted(by_replicate["multiturn"].items()):
+        gap = rates["success"] - by_replicate["single_turn"][k]["success"]
+        m[f"a_success_gap[replicate={k}]"] = float(gap)
     for name in FAMILY_NAMES:
         m[f"a_success_gap_{name}"] = mr[f"success_{name}"] - st[f"success_{name}"]
     # (a) is pooled: in how many families does the gap alone reach the threshold?
@@ -86,6 +92,11 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     for name, ratio in zip(FAMILY_NAMES, turn_ratios, strict=True):
         m[f"c_turns_ratio_{name}"] = ratio
     m["c_max_turns_ratio"] = float(max(turn_ratios))
+    # ... and per replicate: the oracle is one evaluation, so each family's ratio is their mean
+    for k, rates in sorted(by_replicate["multiturn"].items()):
+        for name in FAMILY_NAMES:
+            ratio = rates[f"turns_{name}"] / oracle[f"turns_{name}"]
+            m[f"c_turns_ratio[family={name},replicate={k}]"] = float(ratio)
     m["c_min_turns_ratio"] = float(min(turn_ratios))  # below 1: fewer turns than needed
     m["c_pooled_turns_ratio"] = mr["turns"] / oracle["turns"]
     m["check_oracle_success"] = oracle["success"]

@@ -16,6 +16,7 @@ CLAIMS = (
         0.10,
         paper_value="up to 18.44% better inductive performance",
         source="Abstract",
+        replicates="a_new_node_mae_gain_vs_gcn[replicate=*]",
     ),
     Claim(
         "b",
@@ -27,6 +28,7 @@ CLAIMS = (
         0.0,
         paper_value="up to 17.01% better generalization under spatiotemporal shift",
         source="Abstract",
+        replicates="b_degradation_gcn_minus_stop[replicate=*]",
     ),
     Claim(
         "c",
@@ -38,6 +40,7 @@ CLAIMS = (
         0.0,
         paper_value="perturbation and DRO each improve OOD accuracy (ablation)",
         source="Abstract",
+        replicates="c_robust_gain_on_shift[replicate=*]",
     ),
     Claim(
         "shift_is_real",

@@ -86,6 +86,16 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             / _per_replicate(results, "stop_plain", "id_test_by_horizon")
         )
     )
+    # The three claims per replicate (the order of ``_per_replicate``): their means above.
+    ids = sorted(c["replicate"] for c, _ in results if c["model"] == "stop")
+    per_replicate = {
+        "a_new_node_mae_gain_vs_gcn": 1 - new_stop / new_gcn,
+        "b_degradation_gcn_minus_stop": degradation["gcn"] - degradation["stop"],
+        "c_robust_gain_on_shift": 1 - robust / plain,
+    }
+    for name, values in per_replicate.items():
+        for r, v in zip(ids, values, strict=True):
+            m[f"{name}[replicate={r}]"] = float(v)
     figures = {
         "error_by_horizon": _fig_horizon(results),
         "error_on_new_nodes": _fig_new_nodes(results),
