@@ -329,12 +329,14 @@ def test_inconclusive_and_diagnostics_are_shown_apart_and_strict_refuses_inconcl
     summary = smoke_summary(runs)
     noisy = next(c for c in summary["claims"] if c["id"] == "noisy")
     assert noisy["verdict"] == "inconclusive" and noisy["interval"]["n"] == [1]
-    assert summary["counts"]["inconclusive"] == 1 and summary["counts"]["diagnostics"] == 1
+    inconclusive = sum(c["verdict"] == "inconclusive" for c in summary["claims"])
+    assert summary["counts"]["inconclusive"] == inconclusive >= 1
+    assert summary["counts"]["diagnostics"] == 1
     assert main(argv + ["--strict"]) == 1
     capsys.readouterr()
     assert main(["show", SLUG, "--runs", str(runs)]) == 0
     out = capsys.readouterr().out
-    assert "1 inconclusive" in out and "[diagnostic] Does the DQN switch?" in out
+    assert f"{inconclusive} inconclusive" in out and "[diagnostic] Does the DQN switch?" in out
     assert "[single run]" in out and "95% student-t, n=1" in out
     assert main(["report", "--runs", str(runs), "--out", str(runs / "site")]) == 0
     page = (runs / "site" / f"{SLUG}.html").read_text()

@@ -18,9 +18,9 @@ def test_smoke_claims_hold(smoke):
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
     assert verdicts == {
-        "a": "reproduced",
+        "a": "inconclusive",  # one replicate at smoke scale: an unbounded interval
         "b": "reproduced",
-        "c": "reproduced",
+        "c": "inconclusive",
         "oracle": "holds",
         "window0": "holds",
     }

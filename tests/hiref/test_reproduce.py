@@ -61,9 +61,9 @@ def test_gaussian_closed_form_and_baselines():
 def test_smoke_claims_hold(smoke):
     summary = smoke("hiref")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
-    # (a) fails at smoke scale too: checkerboard's 5-seed mean is 1.031 at n = 1024
+    # (a) is judged on two seeds per data set at smoke scale: too few to decide
     assert [c["verdict"] for c in summary["claims"]] == [
-        "not reproduced",
+        "inconclusive",
         "holds",
         "reproduced",
         "reproduced",

@@ -14,7 +14,12 @@ def test_cells_cover_the_sweep_small_dimension_and_graph():
 def test_smoke_claims_hold(smoke):
     summary = smoke("maxmin_eig")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
-    assert [c["verdict"] for c in summary["claims"]] == ["reproduced"] * len(CLAIMS)
+    verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
+    # (a2), (c2): one replicate per sweep point at smoke scale, an unbounded interval
+    assert verdicts == {c.id: "reproduced" for c in CLAIMS} | {
+        "a2": "inconclusive",
+        "c2": "inconclusive",
+    }
     assert summary["measurements"]["graph_lambda2_networkx_error"] < 1e-6
 
 
