@@ -65,6 +65,7 @@ def test_evaluate_keeps_the_declared_order_and_serialises():
         "verdict": NOT_REPRODUCED,
         "replicates": "",
         "across": "",
+        "ci": "student-t",
         "interval": None,
     }
 
@@ -162,6 +163,42 @@ def test_the_interval_is_the_student_t_interval_of_the_mean():
 )
 def test_the_verdict_comes_from_where_the_interval_lies(values, expected):
     assert judge(replicated(), gains(values)).verdict == expected
+
+
+def wilson_by_hand(k, n, z=1.959963984540054):
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+@pytest.mark.parametrize("outcomes", [[1, 1, 1, 0, 1], [1] * 5, [0] * 5, [0, 1] * 6])
+def test_binary_replicates_take_the_wilson_score_interval(outcomes):
+    verdict = judge(replicated(threshold=0.5, ci="wilson"), gains(outcomes))
+    low, high = wilson_by_hand(sum(outcomes), len(outcomes))
+    assert verdict.interval.low == pytest.approx(low, abs=1e-12)
+    assert verdict.interval.high == pytest.approx(high, abs=1e-12)
+    assert verdict.interval.method == "wilson"
+
+
+def test_unanimous_outcomes_are_not_a_certainty():
+    # five seeds out of five: Student t would give the point [1, 1]; Wilson's lower bound is
+    # n / (n + z^2) = 0.566, and four out of five cannot show a majority
+    assert judge(replicated(threshold=0.5, ci="wilson"), gains([1] * 5)).verdict == REPRODUCED
+    assert judge(replicated(threshold=0.6, ci="wilson"), gains([1] * 5)).verdict == INCONCLUSIVE
+    assert (
+        judge(replicated(threshold=0.5, ci="wilson"), gains([1, 1, 1, 1, 0])).verdict
+        == INCONCLUSIVE
+    )
+
+
+def test_a_wilson_interval_refuses_outcomes_that_are_not_0_or_1():
+    with pytest.raises(ValueError, match="0/1 outcomes"):
+        judge(replicated(ci="wilson"), gains([1.0, 0.5]))
+    with pytest.raises(ValueError, match="Claim.ci"):
+        replicated(ci="bootstrap")
+    with pytest.raises(ValueError, match="needs replicates"):
+        Claim("g", "s", "m", ">=", 0.0, ci="wilson")
 
 
 def test_a_claim_whose_replicates_are_missing_is_not_measured():

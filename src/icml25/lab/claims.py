@@ -7,7 +7,9 @@ that declares its ``replicates`` (the measurements its metric is a mean of: seed
 sets, test splits) is judged on a 95% Student t-interval of their mean,
 ``mean ± t_{0.975, n-1} · s / √n``: **reproduced** when the whole interval lies on the claimed
 side of the threshold, **not reproduced** when it lies wholly on the other side, and
-**inconclusive** when it straddles the threshold.
+**inconclusive** when it straddles the threshold. Replicates that are 0/1 outcomes (did this
+seed fit below OLS?) declare ``ci="wilson"``: the 95% Wilson score interval of their
+proportion, which stays inside [0, 1] and does not shrink to a point when every outcome agrees.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ KINDS = (CLAIM, CHECK, DIAGNOSTIC)
 
 GROUP = "{group}"
 ACROSS = ("min", "max")
+STUDENT_T = "student-t"
+WILSON = "wilson"
+CIS = (STUDENT_T, WILSON)
 CONFIDENCE = 0.95
 
 COMPARISONS = {
@@ -74,6 +79,8 @@ class Claim:
         the ``across`` of the groups' lower bounds to that of their upper bounds. Empty: the
         metric is one number ("single run").
     across : with ``{group}`` in ``replicates``, ``"min"`` or ``"max"``.
+    ci : the interval of each group's mean: ``"student-t"``, or ``"wilson"`` for replicates
+        that are 0/1 outcomes (the mean is then a proportion).
     """
 
     id: str
@@ -86,6 +93,7 @@ class Claim:
     source: str = ""
     replicates: str = ""
     across: str = ""
+    ci: str = STUDENT_T
 
     def __post_init__(self) -> None:
         if not self.id or not isinstance(self.id, str):
@@ -110,6 +118,10 @@ class Claim:
                 )
             if not isinstance(self.threshold, int | float) or not math.isfinite(self.threshold):
                 raise ValueError(f"Claim.threshold must be a finite number, got {self.threshold!r}")
+        if self.ci not in CIS:
+            raise ValueError(f"Claim.ci must be one of {CIS}, got {self.ci!r}")
+        if self.ci != STUDENT_T and not self.replicates:
+            raise ValueError(f"Claim {self.id!r}: ci={self.ci!r} needs replicates")
         for name in ("paper_value", "source", "replicates", "across"):
             if not isinstance(getattr(self, name), str):
                 raise ValueError(f"Claim.{name} must be a string, got {getattr(self, name)!r}")
@@ -137,7 +149,7 @@ class Interval:
     n: tuple[int, ...]  # replicates in each group (one entry when ungrouped)
     mean: float
     confidence: float = CONFIDENCE
-    method: str = "student-t"
+    method: str = STUDENT_T
 
 
 @dataclass(frozen=True)
@@ -197,6 +209,16 @@ def t_interval(values: Iterable[float], confidence: float = CONFIDENCE) -> tuple
     return float(x.mean() - half), float(x.mean() + half)
 
 
+def wilson_interval(values: Iterable[float], confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The Wilson score confidence interval of the proportion of ones among 0/1 ``values``
+    (scipy's ``binomtest(...).proportion_ci(method="wilson")``)."""
+    x = np.asarray(list(values), dtype=float)  # (n,)
+    if x.size == 0 or not np.isin(x, (0.0, 1.0)).all():
+        raise ValueError(f"a Wilson interval needs 0/1 outcomes, got {x.tolist()!r}")
+    ci = stats.binomtest(int(x.sum()), x.size).proportion_ci(confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
 def interval(claim: Claim, measurements: Mapping[str, float]) -> Interval | None:
     """The interval of a claim's metric from its declared replicates; None when it declares
     none or none were measured."""
@@ -205,7 +227,8 @@ def interval(claim: Claim, measurements: Mapping[str, float]) -> Interval | None
     groups = replicate_values(claim, measurements)
     if not groups:
         return None
-    bounds = np.array([t_interval(v) for v in groups.values()])  # (groups, 2)
+    bound = wilson_interval if claim.ci == WILSON else t_interval
+    bounds = np.array([bound(v) for v in groups.values()])  # (groups, 2)
     means = np.array([np.mean(v) for v in groups.values()])  # (groups,)
     pick = np.max if claim.across == "max" else np.min
     if not claim.across:
@@ -215,6 +238,7 @@ def interval(claim: Claim, measurements: Mapping[str, float]) -> Interval | None
         high=float(pick(bounds[:, 1])),
         n=tuple(len(v) for v in groups.values()),
         mean=float(pick(means)),
+        method=claim.ci,
     )
 
 

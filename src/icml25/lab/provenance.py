@@ -44,6 +44,9 @@ def readme_path(slug: str) -> Path:
     return Path(str(resources.files("icml25"))) / slug / "README.md"
 
 
+_METHOD = {"student-t": "t-interval", "wilson": "Wilson interval"}
+
+
 def interval_lines(summary: dict) -> list[str]:
     """One line per claim judged on its replicates: mean, interval, n, verdict."""
     lines = []
@@ -56,7 +59,7 @@ def interval_lines(summary: dict) -> list[str]:
         count = f"n = {n[0]}" if len(n) == 1 else f"{len(n)} groups of n = {sizes}"
         lines.append(
             f"- ({c['id']}) `{c['metric']}` = {c['measured']:.4g} ({c['across'] or 'mean'} of "
-            f"`{c['replicates']}`, {count}): {ci['confidence']:.0%} t-interval "
+            f"`{c['replicates']}`, {count}): {ci['confidence']:.0%} {_METHOD[ci['method']]} "
             f"[{ci['low']:.4g}, {ci['high']:.4g}] {c['comparison']} {c['threshold']:g}: "
             f"**{c['verdict']}**"
         )

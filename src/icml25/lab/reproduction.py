@@ -140,6 +140,21 @@ def tolerances(slug: str) -> dict[str, float | None]:
     return dict(getattr(claims_module(slug), "TOLERANCES", {}))
 
 
+def smoke_unmeasured(slug: str) -> dict[str, str]:
+    """``{claim id: why}`` for the claims that the smoke scale cannot measure (a quantity
+    undefined in so short a run), from the paper's claims.py: at smoke these must be "not
+    measured" and every other claim measured."""
+    declared = dict(getattr(claims_module(slug), "SMOKE_UNMEASURED", {}))
+    ids = {c.id for c in load_claims(slug)}
+    unknown = sorted(set(declared) - ids)
+    if unknown or not all(isinstance(why, str) and why for why in declared.values()):
+        raise TypeError(
+            f"{claims_path(slug)}: SMOKE_UNMEASURED must map claim ids to reasons, got "
+            f"unknown ids {unknown}"
+        )
+    return declared
+
+
 def load(slug: str) -> Reproduction:
     """Import ``icml25.<slug>.reproduce`` and ``icml25.<slug>.summary`` and check that they
     follow the protocol."""
