@@ -46,8 +46,10 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             runs[cell["variant"]].append(out)
     adv, plain, head = runs["adversarial"], runs["plain"], runs["head"]
     m: dict[str, float] = {}
-    # (a) accuracy over chance on 15-25 classes
+    # (a) accuracy over chance on 15-25 classes, and per pre-training seed (its replicates)
     m["a_acc_over_chance"] = _mean_acc(adv, config.many_classes, over_chance=True)
+    for seed, run in enumerate(adv):
+        m[f"a_acc_over_chance[seed={seed}]"] = _mean_acc([run], config.many_classes, True)
     for K in config.class_counts:
         for v in VARIANTS:
             m[f"acc_{v}_K{K}"] = _mean_acc(runs[v], (K,))
@@ -79,6 +81,10 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     m["d_acc_gap_mixture_minus_head"] = _mean_acc(mix, config.over_ten) - _mean_acc(
         head, config.over_ten
     )
+    for seed, (a, h) in enumerate(zip(mix, head, strict=True)):
+        m[f"d_acc_gap[seed={seed}]"] = _mean_acc([a], config.over_ten) - _mean_acc(
+            [h], config.over_ten
+        )
     for v in VARIANTS:
         m[f"loss_last_tenth_{v}"] = float(np.mean([r["loss_last_tenth"] for r in runs[v]]))
         m[f"loss_previous_tenth_{v}"] = float(np.mean([r["loss_previous_tenth"] for r in runs[v]]))
