@@ -124,10 +124,13 @@ def test_catalogue_objects_named_by_complex_instructions_are_in_the_room(tasks):
         assert set(named) <= room_names
 
 
-def test_the_explanation_experiment_runs_on_a_few_tasks():
+def test_the_explanation_cells_vary_the_heuristic_on_a_batch():
     from icml25.embodiedbench.explain import explain
-    from icml25.embodiedbench.reproduce import SCALES
+    from icml25.embodiedbench.reproduce import SCALES, benchmark
 
-    rows = explain(SCALES["smoke"], settings=((20, 3), (20, 0)))
-    assert [(r["max_steps"], r["scan_turns"]) for r in rows] == [(20, 3), (20, 0)]
-    assert rows[1]["long_horizon"] == 0.0  # never turning, it never sees a target behind it
+    config = SCALES["smoke"]
+    out = explain(benchmark(config, 0), config.width, config.height, settings=((20, 3), (20, 0)))
+    assert list(out) == ["steps=20,turns=3", "steps=20,turns=0"]
+    assert out["steps=20,turns=3"]["base"].shape == (config.tasks_per_batch,)
+    # never turning, it never sees a target behind it
+    assert out["steps=20,turns=0"]["long_horizon"].sum() == 0

@@ -6,7 +6,7 @@ is harder than its base subset for a planner that sees only images, the paper's 
 MLLMs. The paper's model scores need a model endpoint and are not measured offline.
 """
 
-from icml25.lab.claims import CHECK, Claim
+from icml25.lab.claims import CHECK, DIAGNOSTIC, Claim
 
 CLAIMS = (
     Claim(
@@ -44,5 +44,20 @@ CLAIMS = (
         paper_value="long horizon is the hardest subset for the MLLMs evaluated",
         source="Sec. 5 (results by capability subset)",
         replicates="heuristic_base_minus_long_horizon[batch=*]",
+    ),
+    Claim(
+        "why_b_budget",
+        "Does a tighter step budget open the gap of (b)? Base minus long-horizon success of "
+        "the heuristic with a step limit of 16, 14 or 12 instead of 20 (the committed planner "
+        "otherwise): the smallest of the three.",
+        "gap_tight_step_limit_min",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_b_explore",
+        "Does less exploration open the gap of (b)? Base minus long-horizon success of the "
+        "heuristic turning once, instead of three times, when the target is not in view.",
+        "gap_one_scan_turn",
+        kind=DIAGNOSTIC,
     ),
 )

@@ -3,7 +3,9 @@
 Cells: one per (planner, batch of base tasks). A cell builds its batch of base tasks from
 ``(task_seed, batch)``, so every planner meets the same tasks, derives the five subsets from
 them, and runs the planner on each: the oracle (privileged state), the random planner, and the
-perception-limited heuristic, all labelled "not an LLM". With a model endpoint in ``config.llm``
+perception-limited heuristic, all labelled "not an LLM". The ``explain`` cells (one per batch)
+run the heuristic with a tighter step limit or fewer scanning turns on the batch's base and
+long-horizon tasks: the diagnostics of claim (b). With a model endpoint in ``config.llm``
 (``icml25 run embodiedbench --llm-model NAME``), each batch also runs the vision-language
 planner on its first ``llm_tasks`` tasks of every subset.
 """
@@ -17,6 +19,7 @@ import numpy as np
 from icml25.common.llm import Endpoint, LLMClient
 from icml25.embodiedbench.env import NavigationEnv
 from icml25.embodiedbench.episode import run_episode
+from icml25.embodiedbench.explain import explain
 from icml25.embodiedbench.planners import HeuristicPlanner, OraclePlanner, RandomPlanner
 from icml25.embodiedbench.tasks import SUBSETS, base_tasks, subset
 from icml25.embodiedbench.vlm import VLMPlanner
@@ -47,7 +50,7 @@ SCALES = {
 
 
 def cells(config: Config) -> list[dict]:
-    planners = OFFLINE_PLANNERS + (("vlm",) if config.llm is not None else ())
+    planners = OFFLINE_PLANNERS + ("explain",) + (("vlm",) if config.llm is not None else ())
     return [{"planner": p, "batch": b} for p in planners for b in range(config.batches)]
 
 
@@ -66,6 +69,9 @@ def benchmark(config: Config, batch: int) -> dict[str, list]:
 
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
+    if cell["planner"] == "explain":
+        tasks = benchmark(config, cell["batch"])
+        return {"explain": explain(tasks, config.width, config.height)}
     env = NavigationEnv(config.width, config.height, config.max_steps)
     rng = np.random.default_rng(seed)
     client = None

@@ -24,7 +24,13 @@ LABELS = {
 
 def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     pooled: dict[str, dict[str, dict[str, np.ndarray]]] = {}
+    variants: dict[str, dict[str, list]] = {}
     for cell, out in sorted(results, key=lambda r: (r[0]["planner"], r[0]["batch"])):
+        if cell["planner"] == "explain":
+            for setting, by_subset in out["explain"].items():
+                for name, success in by_subset.items():
+                    variants.setdefault(setting, {}).setdefault(name, []).append(success)
+            continue
         mine = pooled.setdefault(cell["planner"], {})
         for name in SUBSETS:
             for key, values in out[name].items():
@@ -54,6 +60,19 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         if cell["planner"] == "heuristic":
             gap = out["base"]["success"].mean() - out["long_horizon"]["success"].mean()
             m[f"heuristic_base_minus_long_horizon[batch={cell['batch']}]"] = float(gap)
+    # the diagnostics of (b): the same gap with a tighter budget or less exploration
+    gaps = {}
+    for setting, by_subset in variants.items():
+        rate = {name: float(np.concatenate(parts).mean()) for name, parts in by_subset.items()}
+        for name, value in rate.items():
+            m[f"success_heuristic_{name}[{setting}]"] = value
+        gaps[setting] = rate["base"] - rate["long_horizon"]
+        m[f"heuristic_base_minus_long_horizon[{setting}]"] = gaps[setting]
+    tight = [g for s, g in gaps.items() if s.endswith("turns=3")]
+    if tight:
+        m["gap_tight_step_limit_min"] = min(tight)
+    if "steps=20,turns=1" in gaps:
+        m["gap_one_scan_turn"] = gaps["steps=20,turns=1"]
     figures = {"success_by_subset": _success_figure(rates, m), "views": _views_figure(config)}
     captions = {
         "success_by_subset": "Success rate by planner and capability subset (none of the "
