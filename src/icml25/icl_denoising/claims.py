@@ -19,6 +19,7 @@ CLAIMS = (
             1.1,
             paper_value="about the Bayes-optimal MSE",
             source="Abstract",
+            replicates=f"mse_ratio[{task},seed=*]",
         )
         for task in _PAPER_MODEL
     ),
@@ -76,6 +77,7 @@ CLAIMS = (
             0.1,
             paper_value="the trained layer is one gradient step on the DAM energy",
             source="Abstract",
+            replicates=f"trained_vs_one_step_rel[{task},seed=*]",
         )
         for task in ("sphere", "gmm")
     ),

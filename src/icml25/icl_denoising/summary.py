@@ -24,6 +24,14 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     def rows(task, kind, pool=main):
         return [o for c, o in pool if c["task"] == task and c["model"] == kind]
 
+    for c, o in main:  # the replicates of (a) and (d3): one trained layer per seed
+        key = c["task"] if c["model"] == PAPER_MODEL[c["task"]] else f"{c['task']}_{c['model']}"
+        m[f"mse_ratio[{key},seed={c['replicate']}]"] = o["test_mse"] / o["bayes_mse"]
+        if "trained_vs_one_step_rel" in o:
+            m[f"trained_vs_one_step_rel[{key},seed={c['replicate']}]"] = o[
+                "trained_vs_one_step_rel"
+            ]
+
     for task, kind in MAIN:
         outs = rows(task, kind)
         if not outs:
