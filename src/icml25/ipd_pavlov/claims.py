@@ -3,9 +3,10 @@
 The protocol is in ``icml25.lab.reproduction``. Every claim is measured over a final window of
 steps (the last ``window`` share of a run whose horizon follows the learning dynamics), not on a
 final snapshot; the fixed-point control is ``g = 1.5, gamma = 0.4`` (phases 1 and 2 still end,
-Pavlov is not a fixed point). Claims (d), (e), (f) are judged on the 95% t-intervals of the
-per-cell means of the runs' 0/1 outcomes (min or max over the cells), claim (g) on that of its
-mean over the deep Q-learning seeds.
+Pavlov is not a fixed point). Claims (a), (b), (c) are judged on the 95% t-intervals of the
+per-cell means of the runs' Pavlov shares, (e) and (f) on the 95% Wilson intervals of the
+per-cell fractions of the runs' 0/1 outcomes (min or max over the cells), claim (g) on the
+t-interval of its mean over the deep Q-learning seeds.
 """
 
 from icml25.lab.claims import Claim
@@ -21,6 +22,8 @@ CLAIMS = (
         threshold=0.9,
         paper_value="Pavlov with high probability for small alpha, epsilon",
         source="Theorem 3.3, Fig. 4",
+        replicates="pavlov_share[small_epsilon,cell={group},run=*]",
+        across="min",
     ),
     Claim(
         "b",
@@ -29,6 +32,8 @@ CLAIMS = (
         metric="max_pavlov_share_q0_halved",
         comparison="<=",
         threshold=0.2,
+        replicates="pavlov_share[q0_halved,cell={group},run=*]",
+        across="max",
     ),
     Claim(
         "c",
@@ -40,16 +45,18 @@ CLAIMS = (
         threshold=0.2,
         paper_value="Pavlov is learnt iff it is a fixed point, gamma (R - P) > T - R",
         source="Theorems 3.2, 3.3 (condition)",
+        replicates="pavlov_share[not_fixed_point,cell={group},run=*]",
+        across="max",
     ),
     Claim(
         "d",
         "Theorem 3.2 (epsilon = 0): every run goes always-defect -> lose-shift -> Pavlov and "
-        "through no other policy: the fraction of epsilon = 0 runs whose path is exactly that.",
+        "through no other policy: the fraction of epsilon = 0 runs whose path is exactly that, "
+        "smallest over the cells (every run: a worst case over the runs, not a mean, so it "
+        "takes no interval).",
         metric="three_phase_rate_epsilon0",
         comparison=">=",
         threshold=1.0,
-        replicates="three_phase[epsilon0,cell={group},run=*]",
-        across="min",
         paper_value="DDDD -> CDDD -> CDDC, deterministic",
         source="Theorem 3.2",
     ),
@@ -63,6 +70,7 @@ CLAIMS = (
         threshold=0.9,
         replicates="switching[not_fixed_point,cell={group},run=*]",
         across="min",
+        ci="wilson",
         paper_value="Pavlov is a fixed point iff gamma (R - P) > T - R",
         source="Theorems 3.2, 3.3 (condition)",
     ),
@@ -76,6 +84,7 @@ CLAIMS = (
         threshold=0.1,
         replicates="switching[fixed_point,cell={group},run=*]",
         across="max",
+        ci="wilson",
         paper_value="Pavlov is a fixed point iff gamma (R - P) > T - R",
         source="Theorem 3.3",
     ),

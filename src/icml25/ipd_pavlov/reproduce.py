@@ -46,7 +46,7 @@ SETTINGS = {  # setting -> (g, gamma, scale of Q0)
     NOT_FIXED_POINT: (1.5, 0.4, 1.0),
 }
 DQN = "dqn"  # the official code's setting: payoffs T, R, P, S = 1, 0, -2, -3 and gamma = 0.8
-DYNAMICS, FIRST_REVIEW = "dynamics", "alpha*T=20"  # the two horizons
+DYNAMICS, SHORT_HORIZON = "dynamics", "alpha*T=20"  # the two horizons
 SMALL_EPSILON = 0.05
 THREE_PHASES = [ALWAYS_DEFECT, LOSE_SHIFT, PAVLOV]
 WORDS = ["".join("C" if code >> s & 1 else "D" for s in range(4)) for code in range(16)]
@@ -94,7 +94,7 @@ SCALES = {
 def horizon_steps(config: Config, alpha: float, epsilon: float, horizon: str = DYNAMICS) -> int:
     """Steps of a run. ``DYNAMICS``: ``T = max(alpha_steps / alpha, explore_steps / (alpha
     epsilon))``, capped at ``max_steps``; the second term is the time an entry visited only after
-    an exploratory move (states DC, CD; action D in CC) needs to settle. ``FIRST_REVIEW``:
+    an exploratory move (states DC, CD; action D in CC) needs to settle. ``SHORT_HORIZON``:
     ``alpha_steps / alpha`` alone, the shorter horizon."""
     steps = math.ceil(config.alpha_steps / alpha)
     if horizon == DYNAMICS and epsilon > 0:
@@ -108,7 +108,7 @@ def cells(config: Config) -> list[dict]:
     grid = [(MAIN, a, e, DYNAMICS) for a in config.alphas for e in config.epsilons]
     for setting in (Q0_HALVED, NOT_FIXED_POINT):
         grid += [(setting, a, e, DYNAMICS) for a in config.alphas for e in small]
-    grid += [(MAIN, a, e, FIRST_REVIEW) for a in config.alphas for e in small]
+    grid += [(MAIN, a, e, SHORT_HORIZON) for a in config.alphas for e in small]
     tabular = [{"setting": s, "alpha": a, "epsilon": e, "horizon": h} for s, a, e, h in grid]
     deep = [{"setting": DQN, "replicate": k} for k in range(config.dqn_seeds)]
     return tabular + deep
@@ -137,7 +137,7 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     return {
         "steps": steps,
         "pavlov_rate": float(np.mean(final == PAVLOV)),
-        "pavlov_share": float(time_in_policy(trajectory, PAVLOV, steps, start).mean()),
+        "pavlov_share_runs": time_in_policy(trajectory, PAVLOV, steps, start),  # (runs,)
         "switching_rate": float(np.mean(switches > 0)),
         "mean_switches": float(switches.mean()),
         "policies": dict(Counter(final.tolist())),

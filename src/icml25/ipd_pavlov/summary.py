@@ -14,11 +14,11 @@ from icml25.ipd_pavlov.qlearning import (
 from icml25.ipd_pavlov.reproduce import (
     DQN,
     DYNAMICS,
-    FIRST_REVIEW,
     MAIN,
     NOT_FIXED_POINT,
     Q0_HALVED,
     SETTINGS,
+    SHORT_HORIZON,
     SMALL_EPSILON,
     Config,
 )
@@ -26,7 +26,11 @@ from icml25.lab.reproduction import Summary
 
 
 def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
-    tabular = [(c, o) for c, o in results if c["setting"] in SETTINGS]
+    tabular = [
+        (c, {**o, "pavlov_share": float(np.mean(o["pavlov_share_runs"]))})
+        for c, o in results
+        if c["setting"] in SETTINGS
+    ]
     deep = [o for c, o in results if c["setting"] == DQN]
 
     def values(key, setting, keep=lambda cell: True, horizon=DYNAMICS):
@@ -53,8 +57,8 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         "max_switching_rate_fixed_point": _extreme(max, values("switching_rate", MAIN, explored)),
         "mean_pavlov_share_dqn": _mean([out["pavlov_share"] for out in deep]),
         # not claims: the same grid judged on a final snapshot at the shorter horizon alpha T = 20
-        "min_pavlov_rate_small_epsilon_first_review": _extreme(
-            min, values("pavlov_rate", MAIN, small, horizon=FIRST_REVIEW)
+        "min_pavlov_rate_small_epsilon_short_horizon": _extreme(
+            min, values("pavlov_rate", MAIN, small, horizon=SHORT_HORIZON)
         ),
         "min_pavlov_rate_small_epsilon": _extreme(min, values("pavlov_rate", MAIN, small)),
         "pavlov_share_not_fixed_point_epsilon0": _extreme(
@@ -71,14 +75,22 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             measurements[f"pavlov_share{key}"] = out["pavlov_share"]
             measurements[f"switching_rate{key}"] = out["switching_rate"]
             measurements[f"mean_switches{key}"] = out["mean_switches"]
-    # per-run outcomes behind claims (d), (e), (f): each is the fraction of a cell's runs with a
+    # per-run outcomes behind claims (e), (f): each is the fraction of a cell's runs with a
     # yes/no outcome, so its runs' 0/1 values are fixed by that fraction and the number of runs
-    # (``run`` numbers the outcomes, ones first, not the learners). The Pavlov shares of claims
-    # (a), (b), (c) are averaged over runs inside the cell and have no per-run values here.
+    # (``run`` numbers the outcomes, ones first, not the learners); and the per-run Pavlov
+    # shares of the final window behind (a), (b), (c), run by run.
     for cell, out in tabular:
         if cell["horizon"] != DYNAMICS:
             continue
         label = f"cell=a{cell['alpha']:g}_e{cell['epsilon']:g}"
+        group = {
+            MAIN: "small_epsilon" if small(cell) else None,
+            Q0_HALVED: "q0_halved",
+            NOT_FIXED_POINT: "not_fixed_point" if explored(cell) else None,
+        }[cell["setting"]]
+        if group is not None:
+            for k, share in enumerate(out["pavlov_share_runs"]):
+                measurements[f"pavlov_share[{group},{label},run={k}]"] = float(share)
         if cell["setting"] == MAIN and cell["epsilon"] == 0:
             _runs(measurements, f"three_phase[epsilon0,{label}", out["three_phase_rate"], config)
         if cell["setting"] == MAIN and explored(cell):
