@@ -41,11 +41,14 @@ CLAIMS = (
         "b",
         "Below it (n <= 24): in at least half the seeds the network fits the training data "
         "better than OLS (train / OLS train < 0.8), which no seed does above it (a1): the "
-        "smallest, over n <= 24, fraction of seeds doing so (the test loss is not part of it: "
-        "'test >= 3x OLS' holds on both sides of the threshold).",
+        "smallest, over n <= 24, fraction of seeds doing so, with its Wilson interval (the "
+        "test loss is not part of it: 'test >= 3x OLS' holds on both sides of the threshold).",
         "min_fit_below_ols_fraction_small_n",
         ">=",
         0.5,
+        replicates="fits_below_ols[n={group},seed=*]",
+        across="min",
+        ci="wilson",
         paper_value="below n*: global minima of the training loss",
         source="Abstract",
     ),
@@ -53,10 +56,13 @@ CLAIMS = (
         "c",
         "Lazy control (lambda = 1) does not match OLS at large n: the fraction of its "
         "runs at n = 256 meeting (a1)-(a3)'s criteria (train / OLS train in [0.9, 1.05], test "
-        "excess < 2 sigma^2 d / (2n)) (threshold ours: the issue gives none).",
+        "excess < 2 sigma^2 d / (2n)), with its Wilson interval (threshold ours: the issue "
+        "gives none).",
         "lazy_match_fraction",
         "<=",
         0.2,
+        replicates="lazy_match[n=*,seed=*]",
+        ci="wilson",
     ),
     Claim(
         "d",

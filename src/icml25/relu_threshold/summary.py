@@ -31,7 +31,7 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     ]
     lazy_train = pooled("lazy", "train_ratio", large)
     lazy_excess = pooled("lazy", "excess_over_rate", large)
-    matches = (lazy_train >= 0.9) & (lazy_train <= 1.05) & (lazy_excess < 2)
+    matches = _matches_ols(lazy_train, lazy_excess)
     measurements = {
         "min_train_ratio_large_n": _stat(np.min, train_large),
         "max_train_ratio_large_n": _stat(np.max, train_large),
@@ -57,6 +57,14 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         "median_late_loss_drop_small_n": _stat(np.median, pooled("small", "late_loss_drop", small)),
     }
     for (init, n), out in sorted(by.items()):
+        # the 0/1 outcome of each seed, the replicates of (b) and (c)
+        if init == "small" and small(n):
+            for seed, ratio in enumerate(out["train_ratio"]):
+                measurements[f"fits_below_ols[n={n},seed={seed}]"] = float(ratio < 0.8)
+        if init == "lazy" and large(n):
+            match = _matches_ols(out["train_ratio"], out["excess_over_rate"])
+            for seed, hit in enumerate(match):
+                measurements[f"lazy_match[n={n},seed={seed}]"] = float(hit)
         if init == "stepsize":
             for name in ("default", "small"):
                 escape = out[f"escape_time[{name}]"]
@@ -86,6 +94,12 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     if stepsize:
         figures["step_size"] = _fig_stepsize(by["stepsize", stepsize[0]], stepsize[0])
     return Summary(measurements, figures)
+
+
+def _matches_ols(train_ratio: np.ndarray, excess_over_rate: np.ndarray) -> np.ndarray:
+    """(a1)-(a3)'s criteria, per run: train / OLS train in [0.9, 1.05] and test excess
+    below twice the rate."""
+    return (train_ratio >= 0.9) & (train_ratio <= 1.05) & (excess_over_rate < 2)
 
 
 def _stat(fn, values: np.ndarray) -> float:
