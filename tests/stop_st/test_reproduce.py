@@ -8,8 +8,15 @@ from icml25.stop_st.claims import CLAIMS
 def test_cells_pair_every_model_with_every_replicate():
     config = rep.SCALES["default"]
     cells = rep.cells(config)
-    assert len(cells) == 4 * config.replicates == 12
-    assert {c["model"] for c in cells} == {"stop", "stop_plain", "gcn", "backbone"}
+    assert len(cells) == 6 * config.replicates == 18
+    assert {c["model"] for c in cells} == {
+        "stop",
+        "stop_plain",
+        "gcn",
+        "backbone",
+        "explain_shift",
+        "explain_transductive",
+    }
 
 
 def test_every_model_of_a_replicate_sees_the_same_data():

@@ -1,39 +1,50 @@
-"""The experiments that test the README's explanations of the default run's verdicts.
-
-They retrain the default run's cells with the cells' own seeds (so the same models: training
-is deterministic given the seed) and evaluate them where the reproduction does not:
+"""The diagnostics behind the README's explanations of (a), (b) and (c), run as the
+``explain_shift`` and ``explain_transductive`` cells of ``icml25 run stop_st``, one of each per
+replicate. A cell trains its own models on the replicate's data (seeds drawn from the cell's
+seed) and evaluates them where the reproduction's cells do not:
 
 - ``shift_factors``: later periods that change one factor of the generator at a time (phase,
-  level and amplitude, diffusion and pulses; and none, a control), for claim (b); plus all 30
-  unseen sensors as new nodes instead of 10, for claim (a); plus plain STOP with a second seed,
-  the seed-to-seed noise against which claim (c)'s gain is read;
+  level and amplitude, diffusion and pulses; and none, a control), for claim (b); all 30
+  unseen sensors as new nodes instead of 10, for claim (a); and plain STOP trained twice with
+  two seeds, the seed-to-seed noise against which claim (c)'s gain is read;
 - ``transductive_gcn``: the GCN with one learned embedding per training node (as the
   adaptive-graph baselines of the paper have), new nodes getting the mean embedding, for (a).
-
-    python -m icml25.stop_st.explain          # about 15 minutes on one thread; prints JSON
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 from torch import nn
 
-from icml25.lab.reproduction import cell_seed
-from icml25.stop_st import reproduce as rep
-from icml25.stop_st.data import random_geometric_graph, simulate, smooth_field
+from icml25.stop_st.data import NodeSplit, Periods, random_geometric_graph, simulate, smooth_field
+from icml25.stop_st.forecaster import STOPForecaster
 from icml25.stop_st.model import GCN, ModelConfig, normalized_adjacency
 from icml25.stop_st.training import TrainConfig, predict_windows, train_model
 
-MASTER_SEED = 0  # the default run's seed (``icml25 run stop_st`` uses seed 0)
+if TYPE_CHECKING:
+    from icml25.stop_st.reproduce import Config
+
+# builds the untrained forecaster of a model of ``reproduce.MODELS`` with a seed
+Factory = Callable[[str, int], STOPForecaster]
+
+# the models of ``shift_factors``: name -> (model of ``reproduce.MODELS``, which of two seeds)
+SHIFT_MODELS = {
+    "stop": ("stop", 0),
+    "stop_plain": ("stop_plain", 0),
+    "gcn": ("gcn", 0),
+    "stop_plain_seed2": ("stop_plain", 1),
+}
 
 
-def _single_factor_periods(config: rep.Config, replicate: int) -> dict[str, np.ndarray]:
+def _single_factor_periods(
+    config: Config, replicate: int, periods: Periods
+) -> dict[str, np.ndarray]:
     """Later periods changing one factor each, on the replicate's graph and fields (redrawn
     in ``generate``'s order from the replicate's generator)."""
-    periods, _ = rep._data(config, replicate)
     rng = np.random.default_rng([config.data_seed, replicate])
     graph = random_geometric_graph(config.n_nodes, rng)
     pos = graph.positions
@@ -58,19 +69,22 @@ def _single_factor_periods(config: rep.Config, replicate: int) -> dict[str, np.n
     }
 
 
-def shift_factors(config: rep.Config, replicate: int) -> dict:
-    """MAE of STOP, plain STOP, the GCN and plain STOP with a second seed (training nodes) on
-    the ID period and each single-factor later period, and on 10% / 30% new nodes."""
-    periods, split = rep._data(config, replicate)
+def shift_factors(
+    config: Config, replicate: int, periods: Periods, split: NodeSplit, make: Factory, seed: int
+) -> dict[str, dict[str, float]]:
+    """MAE (training nodes) of STOP, plain STOP (two seeds) and the GCN on the ID period and
+    on each single-factor later period, and their MAE on the kept and new nodes with 10% and
+    30% new nodes: ``{model of SHIFT_MODELS: {set: MAE}}``. ``periods`` and ``split`` are the
+    replicate's data; ``make`` builds the forecasters."""
     graph = periods.graph
-    variants = _single_factor_periods(config, replicate)
+    variants = _single_factor_periods(config, replicate, periods)
     t_train = config.train_days * config.steps_per_day
     unseen = np.setdiff1d(np.arange(config.n_nodes), split.train)
     kept = split.test[: len(split.test) - len(split.new)]
+    seeds = np.random.SeedSequence(seed).generate_state(2)  # (2,) the two training seeds
     out = {}
-    for name, extra in (("stop", 0), ("stop_plain", 0), ("gcn", 0), ("stop_plain", 1)):
-        seed = cell_seed(MASTER_SEED, "stop_st", {"model": name, "replicate": replicate})
-        f = rep.make_forecaster(config, name, seed + extra)
+    for label, (name, which) in SHIFT_MODELS.items():
+        f = make(name, int(seeds[which]))
         f.fit(periods.base[:t_train, split.train], graph.subgraph(split.train))
 
         def mae(series, nodes, start, f=f):
@@ -80,11 +94,11 @@ def shift_factors(config: rep.Config, replicate: int) -> dict:
         res = {"id": float(mae(periods.base[t_train:], split.train, t_train).mean())}
         for variant, series in variants.items():
             res[f"later_{variant}"] = float(mae(series, split.train, 0).mean())
-        for label, nodes in (("10", split.test), ("30", np.concatenate([kept, unseen]))):
+        for share, nodes in (("10", split.test), ("30", np.concatenate([kept, unseen]))):
             err = mae(periods.base[t_train:], nodes, t_train)
-            res[f"new{label}"] = float(err[len(kept) :].mean())
-            res[f"kept{label}"] = float(err[: len(kept)].mean())
-        out[name + ("_seed2" if extra else "")] = res
+            res[f"new{share}"] = float(err[len(kept) :].mean())
+            res[f"kept{share}"] = float(err[: len(kept)].mean())
+        out[label] = res
     return out
 
 
@@ -106,9 +120,10 @@ class TransductiveGCN(GCN):
         return self.regression(h).transpose(1, 2)
 
 
-def transductive_gcn(config: rep.Config, replicate: int) -> dict:
+def transductive_gcn(
+    config: Config, periods: Periods, split: NodeSplit, make: Factory, seed: int
+) -> dict[str, float]:
     """MAE of the transductive GCN on the kept and the new nodes of the ID period."""
-    periods, split = rep._data(config, replicate)
     graph = periods.graph
     t_train = config.train_days * config.steps_per_day
     y = periods.base[:t_train, split.train]
@@ -121,8 +136,7 @@ def transductive_gcn(config: rep.Config, replicate: int) -> dict:
         return torch.as_tensor(graph.subgraph(nodes), dtype=torch.float32)
 
     n_val = int(len(y) * config.val_fraction)
-    cfg = rep.make_forecaster(config, "gcn", 0).model_config
-    seed = cell_seed(MASTER_SEED, "stop_st", {"model": "gcn", "replicate": replicate})
+    cfg = make("gcn", 0).model_config
     with torch.random.fork_rng():
         torch.manual_seed(seed % 2**31)
         model = TransductiveGCN(cfg, len(split.train))
@@ -143,20 +157,3 @@ def transductive_gcn(config: rep.Config, replicate: int) -> dict:
     err = (pred - truth).abs().mean((0, 1)).numpy() * std  # (N,)
     k = len(split.test) - len(split.new)
     return {"new10": float(err[k:].mean()), "kept10": float(err[:k].mean())}
-
-
-def main() -> None:
-    torch.set_num_threads(1)
-    config = rep.SCALES["default"]
-    out = {
-        r: {
-            "shift_factors": shift_factors(config, r),
-            "transductive_gcn": transductive_gcn(config, r),
-        }
-        for r in range(config.replicates)
-    }
-    print(json.dumps(out, indent=1))
-
-
-if __name__ == "__main__":
-    main()

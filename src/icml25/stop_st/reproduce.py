@@ -12,7 +12,9 @@ Cells: one per (model, replicate): ``stop`` (perturbation and robust loss on),
 context units). A replicate fixes the data (``Config.data_seed`` and the replicate index), so
 the four models of a replicate see the same graph, series and split; the cell's seed
 initialises and trains its model. Each cell is evaluated on four sets: ID period x {training
-nodes, test nodes}, later period x {training nodes, test nodes}.
+nodes, test nodes}, later period x {training nodes, test nodes}. Two more cells per replicate,
+``explain_shift`` and ``explain_transductive`` (``explain.py``), train their own models to
+compute the diagnostics of the claims.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from icml25.stop_st.data import generate, node_split
+from icml25.stop_st.explain import shift_factors, transductive_gcn
 from icml25.stop_st.forecaster import STOPForecaster
 
 CELL_THREADS = 1
@@ -33,6 +36,7 @@ MODELS = {  # cell name -> (model, perturb, robust)
     "gcn": ("gcn", False, False),
     "backbone": ("backbone", False, False),
 }
+EXPLAIN = ("explain_shift", "explain_transductive")
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,8 @@ SCALES = {
 
 
 def cells(config: Config) -> list[dict]:
-    return [{"model": m, "replicate": r} for r in range(config.replicates) for m in MODELS]
+    models = (*MODELS, *EXPLAIN)
+    return [{"model": m, "replicate": r} for r in range(config.replicates) for m in models]
 
 
 def _data(config: Config, replicate: int):
@@ -133,6 +138,18 @@ def make_forecaster(config: Config, name: str, seed: int) -> STOPForecaster:
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
     periods, split = _data(config, cell["replicate"])
+    if cell["model"] in EXPLAIN:
+
+        def make(name: str, s: int) -> STOPForecaster:
+            return make_forecaster(config, name, s)
+
+        if cell["model"] == "explain_shift":
+            return {
+                "shift_factors": shift_factors(
+                    config, cell["replicate"], periods, split, make, seed
+                )
+            }
+        return {"transductive_gcn": transductive_gcn(config, periods, split, make, seed)}
     forecaster = make_forecaster(config, cell["model"], seed)
     t_train = config.train_days * config.steps_per_day
     graph = periods.graph

@@ -96,6 +96,7 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     for name, values in per_replicate.items():
         for r, v in zip(ids, values, strict=True):
             m[f"{name}[replicate={r}]"] = float(v)
+    m.update(_diagnostics(results, new_stop))
     figures = {
         "error_by_horizon": _fig_horizon(results),
         "error_on_new_nodes": _fig_new_nodes(results),
@@ -112,6 +113,55 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         "forecasts against the truth, in-distribution period.",
     }
     return Summary(m, figures, captions)
+
+
+VARIANTS = ("none", "phase", "level_amplitude", "diffusion_pulses", "all")
+
+
+def _diagnostics(results, new_stop: np.ndarray) -> dict[str, float]:
+    """The diagnostics of (a), (b), (c) from the ``explain_*`` cells, per replicate and as
+    means over replicates; ``new_stop`` (R,) is STOP's new-node MAE of the main cells."""
+    m: dict[str, float] = {}
+    for name in ("stop", "gcn"):  # new-node penalty of the main cells' models
+        new = _per_replicate(results, name, "id_new_by_horizon")
+        kept = _per_replicate(results, name, "id_kept_by_horizon")
+        m[f"a_new_node_penalty_{name}"] = float(np.mean(new / kept - 1))
+    shift = {c["replicate"]: o["shift_factors"] for c, o in results if "shift_factors" in o}
+    trans = {c["replicate"]: o["transductive_gcn"] for c, o in results if "transductive_gcn" in o}
+    stop_ids = sorted(c["replicate"] for c, _ in results if c["model"] == "stop")
+    if sorted(trans) == stop_ids:
+        gain = [1 - s / trans[r]["new10"] for r, s in zip(stop_ids, new_stop, strict=True)]
+        penalty = [trans[r]["new10"] / trans[r]["kept10"] - 1 for r in stop_ids]
+        for r, g, p in zip(stop_ids, gain, penalty, strict=True):
+            m[f"a_gain_vs_transductive_gcn[replicate={r}]"] = float(g)
+            m[f"a_new_node_penalty_transductive_gcn[replicate={r}]"] = float(p)
+        m["a_gain_vs_transductive_gcn"] = float(np.mean(gain))
+        m["a_new_node_penalty_transductive_gcn"] = float(np.mean(penalty))
+    if not shift:
+        return m
+    gaps: dict[str, list[float]] = {v: [] for v in VARIANTS}
+    gain30, seed_change = [], []
+    for r, out in sorted(shift.items()):
+        degradation = {
+            name: {v: out[name][f"later_{v}"] / out[name]["id"] - 1 for v in VARIANTS}
+            for name in out
+        }
+        for v in VARIANTS:
+            gap = degradation["gcn"][v] - degradation["stop"][v]
+            m[f"b_gap_single_factor[{v},replicate={r}]"] = gap
+            gaps[v].append(gap)
+        gain30.append(1 - out["stop"]["new30"] / out["gcn"]["new30"])
+        seed_change.append(
+            out["stop_plain_seed2"]["later_all"] / out["stop_plain"]["later_all"] - 1
+        )
+        m[f"a_gain_vs_gcn_30_new[replicate={r}]"] = gain30[-1]
+        m[f"c_plain_seed_to_seed_change[replicate={r}]"] = seed_change[-1]
+    for v in VARIANTS:
+        m[f"b_gap_single_factor_{v}"] = float(np.mean(gaps[v]))
+    m["b_gap_dynamics_shift"] = float(np.mean(gaps["phase"] + gaps["diffusion_pulses"]))
+    m["a_gain_vs_gcn_30_new"] = float(np.mean(gain30))
+    m["c_plain_seed_to_seed_abs_change"] = float(np.mean(np.abs(seed_change)))
+    return m
 
 
 def _last_value_mae(config: Config, replicate: int) -> float:
