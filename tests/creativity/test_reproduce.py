@@ -1,3 +1,5 @@
+import pytest
+
 import icml25.creativity.reproduce as cr
 from icml25.creativity.claims import CLAIMS
 from icml25.lab.claims import NOT_MEASURED
@@ -29,6 +31,9 @@ def test_smoke_reproduction_measures_every_claim(smoke):
     summary = smoke("creativity")[0]
     assert summary["cells"]["failed"] == 0, summary["failures"]
     verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
+    # (b) is undefined when no answer is valid, as after 25 steps
+    assert verdicts.pop("b") == NOT_MEASURED
+    assert summary["measurements"]["line_ntp_valid"] == 0.0
     assert all(v != NOT_MEASURED for v in verdicts.values()), verdicts
     # the checks hold at any scale: generated answers are valid, greedy without seed is <= 1/N
     assert verdicts["train_valid"] == "holds" and verdicts["greedy_no_seed"] == "holds"
@@ -39,3 +44,12 @@ def test_smoke_reproduction_measures_every_claim(smoke):
 
 def test_which_declarations_are_checks():
     assert [c.id for c in CLAIMS if c.kind == "check"] == ["train_valid", "greedy_no_seed"]
+
+
+def test_the_memorised_share_counts_valid_answers_only():
+    from icml25.creativity.summary import _memorised_among_valid
+
+    # 8 answers: 4 valid, of which 1 novel, so 3 of the 4 valid ones are memorised
+    score = {"valid": 0.5, "novel_valid": 0.125, "memorised": 0.375}
+    assert _memorised_among_valid(score) == pytest.approx(0.75, abs=1e-12)
+    assert _memorised_among_valid({"valid": 0.0, "novel_valid": 0.0, "memorised": 0.0}) is None

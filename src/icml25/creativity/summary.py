@@ -14,6 +14,14 @@ from icml25.lab.reproduction import Summary
 CONSTRUCTION = ("line", "circle")
 
 
+def _memorised_among_valid(score: dict) -> float | None:
+    """The share of the valid answers that are memorised, (valid - novel valid) / valid, repeats
+    counted; None when no answer is valid."""
+    if score["valid"] == 0:
+        return None
+    return (score["valid"] - score["novel_valid"]) / score["valid"]
+
+
 def _mode(method: str) -> str:
     return "sample" if method == "mdm" else "greedy"
 
@@ -60,6 +68,27 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         m["b_min_memorised_gap"] = min(
             m[f"{t}_ntp_memorised"] - m[f"{t}_mdm_memorised"] for t in construction
         )
+        valid_gaps = {}
+        for t in construction:
+            # per seed, the memorised share of the valid answers: an invalid answer can never
+            # be memorised, so the raw rate rewards a model for being wrong
+            score = {
+                (c["method"], c["seed"]): o[_mode(c["method"])]
+                for c, o in results
+                if c["task"] == t and c["method"] in ("ntp", "mdm")
+            }
+            for seed in sorted({seed for _, seed in score}):
+                ntp = _memorised_among_valid(score["ntp", seed])
+                mdm = _memorised_among_valid(score["mdm", seed])
+                if ntp is not None and mdm is not None:  # else a model gave no valid answer
+                    m[f"b_valid_memorised_gap[task={t},seed={seed}]"] = ntp - mdm
+                m[f"c_seed_greedy_times_n[task={t},seed={seed}]"] = (
+                    score["ntp", seed]["creativity"] * config.n_test
+                )
+            gaps = [v for k, v in m.items() if k.startswith(f"b_valid_memorised_gap[task={t},")]
+            valid_gaps[t] = float(np.mean(gaps)) if gaps else float("nan")
+            m[f"{t}_valid_memorised_gap"] = valid_gaps[t]
+        m["b_min_valid_memorised_gap"] = float(np.min(list(valid_gaps.values())))
         m["c_seed_greedy_times_n_min"] = min(
             m[f"{t}_ntp_creativity"] * config.n_test for t in construction
         )
