@@ -45,6 +45,15 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         m[f"{s}_se_point_minus_selected"] = _se(acc[s]["point"] - acc[s]["selected"])
         m[f"{s}_se_partial_minus_selected"] = _se(acc[s]["partial"] - acc[s]["selected"])
         m[f"{s}_se_partial_minus_point"] = _se(acc[s]["partial"] - acc[s]["point"])
+    # the replicates: paired differences per data set (one per grid point and replicate)
+    for c, o in results:
+        s = c["setting"]
+        data = f"data=sy{c['strength_y']}_sd{c['strength_d']}_r{c['replicate']}"
+        m[f"partial_minus_point[{s},{data}]"] = o["partial"] - o["point"]
+        for k in ("point", "partial"):
+            m[f"ucl_minus_oracle[{s}_{k},{data}]"] = o[k] - o["full"]
+            if c["strength_y"] in config.strong_y:
+                m[f"{k}_minus_selected[{s}_strong,{data}]"] = o[k] - o["selected"]
     gaps = [m[f"{s}_{k}_minus_full"] for s in config.settings for k in ("point", "partial")]
     m["ucl_minus_oracle_max"] = max(gaps) if gaps else nan
     for s in config.settings:  # the claims' metric names, nan where a setting did not run
