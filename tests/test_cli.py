@@ -70,7 +70,7 @@ def test_show_json_has_the_same_content(runs, capsys):
     assert [c["id"] for c in data["claims"]] == [c.id for c in ipd_claims()]
     smoke = [r for r in data["runs"] if r["origin"] == "runs"]
     assert [(r["scale"], r["seed"]) for r in smoke] == [("smoke", 0)]
-    assert smoke[0]["claims"][0]["verdict"] in {"reproduced", "not reproduced"}
+    assert smoke[0]["claims"][0]["verdict"] in {"reproduced", "not reproduced", "inconclusive"}
     assert smoke[0]["provenance"]["versions"]["numpy"]
 
 

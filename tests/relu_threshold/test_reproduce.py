@@ -53,4 +53,4 @@ def test_no_claim_is_a_check():
     # every row can be refuted by the runs: (a)-(b) and (d) are the paper's findings measured on
     # training runs, (c) a control whose outcome our code does not fix
     assert [c.id for c in CLAIMS if c.kind == "check"] == []
-    assert [c.id for c in CLAIMS] == ["a1", "a2", "a3", "b", "c", "d"]
+    assert [c.id for c in CLAIMS if c.kind == "claim"] == ["a1", "a2", "a3", "b", "c", "d"]

@@ -3,7 +3,7 @@
 The protocol is in ``icml25.lab.reproduction``.
 """
 
-from icml25.lab.claims import Claim
+from icml25.lab.claims import DIAGNOSTIC, Claim
 
 CLAIMS = (
     Claim(
@@ -73,5 +73,36 @@ CLAIMS = (
         0.8,
         paper_value="neurons align toward few directions",
         source="Abstract",
+    ),
+    Claim(
+        "why_a3_tinier",
+        "Does a 10^6 times smaller start (lambda = 1e-12) stay at OLS's point for the whole "
+        "horizon? The fraction of its runs at n = 256 whose train loss falls below 0.999 x "
+        "OLS's (leaves OLS's point).",
+        "escaped_fraction[tinier,n=256]",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_a3_tinier_excess",
+        "And its test excess: the largest over its runs at n = 256 of test excess / "
+        "(sigma^2 d / 2n), (a3)'s metric from lambda = 1e-12.",
+        "max_excess_over_rate[tinier,n=256]",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_a3_ols",
+        "Does OLS itself meet (a3)'s bound in every seed? The largest over the (a3) cell's seeds "
+        "of OLS's own test excess / (sigma^2 d / 2n) on the same data (bound: < 2).",
+        "max_ols_excess_over_rate[tiny,n=256]",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_a3_stepsize",
+        "Is the step size the cause of leaving OLS's point? The stepsize cell trains the "
+        "lambda = 1e-3, n = 256 setting with step 0.05 and with a 4x smaller step to the same "
+        "gradient-flow time: half the mean squared difference of the two networks' test "
+        "predictions over sigma^2 d / 2n, the largest over seeds.",
+        "max_prediction_gap_over_rate[stepsize,n=256]",
+        kind=DIAGNOSTIC,
     ),
 )

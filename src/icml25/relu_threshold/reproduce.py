@@ -31,7 +31,7 @@ from icml25.relu_threshold.network import (
 )
 
 CELL_THREADS = 1
-SCALES_OF_INIT = {"small": 1e-3, "lazy": 1.0, "tiny": 1e-6, "stepsize": 1e-3}
+SCALES_OF_INIT = {"small": 1e-3, "lazy": 1.0, "tiny": 1e-6, "tinier": 1e-12, "stepsize": 1e-3}
 ALIGNED_LOSS = 0.9  # the alignment phase ends when the loss first falls below 90% of its start
 ESCAPED = 0.999  # a run has left OLS's point when its train loss falls below 0.999 x OLS's
 
@@ -41,7 +41,8 @@ class Config:
     ns: tuple[int, ...] = (8, 16, 24, 64, 128, 256)
     lazy_ns: tuple[int, ...] = (256,)
     tiny_ns: tuple[int, ...] = (256,)
-    stepsize_ns: tuple[int, ...] = ()
+    tinier_ns: tuple[int, ...] = (256,)  # a diagnostic of (a3): a 10^6 times smaller start
+    stepsize_ns: tuple[int, ...] = (256,)  # a diagnostic of (a3): a 4x smaller step
     seeds: int = 20  # (b), (c) are 0/1 outcomes per seed: 5 seeds' Wilson intervals decide neither
     width: int = 200
     lr: float = 0.05
@@ -55,7 +56,6 @@ class Config:
 SCALES = {
     "smoke": Config(
         ns=(8, 24, 256),
-        stepsize_ns=(256,),
         seeds=3,
         width=50,
         steps=2000,
@@ -66,7 +66,6 @@ SCALES = {
         ns=(8, 12, 16, 24, 32, 64, 128, 256, 512, 1024),
         lazy_ns=(256, 512, 1024),
         tiny_ns=(256, 512, 1024),
-        stepsize_ns=(256,),
         width=2000,
         steps=200_000,
         stepsize_time=4000.0,
@@ -79,6 +78,7 @@ def cells(config: Config) -> list[dict]:
         [{"n": n, "init": "small"} for n in config.ns]
         + [{"n": n, "init": "lazy"} for n in config.lazy_ns]
         + [{"n": n, "init": "tiny"} for n in config.tiny_ns]
+        + [{"n": n, "init": "tinier"} for n in config.tinier_ns]
         + [{"n": n, "init": "stepsize"} for n in config.stepsize_ns]
     )
 

@@ -84,6 +84,10 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         for key in ("train_ratio", "test_ratio", "excess_over_rate"):
             measurements[f"median_{key}[{init},n={n}]"] = float(np.median(out[key]))
         measurements[f"max_excess_over_rate[{init},n={n}]"] = float(np.max(out["excess_over_rate"]))
+        # OLS's own test excess over the rate on the same data (test_ratio = excess / OLS's)
+        measurements[f"max_ols_excess_over_rate[{init},n={n}]"] = float(
+            np.max(out["excess_over_rate"] / out["test_ratio"])
+        )
         escape = out["escape_time"]
         measurements[f"escaped_fraction[{init},n={n}]"] = float(np.isfinite(escape).mean())
     figures = {"ratios_vs_n": _fig_ratios(by)}
