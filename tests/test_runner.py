@@ -344,6 +344,7 @@ def test_summary_records_provenance_and_split_timing(tmp_path):
     prov = summary["provenance"]
     assert prov["command"] == "icml25 test" and prov["backend"] == "loky"
     assert prov["cores"] == os.cpu_count()
+    assert prov["cpu"] is None or isinstance(prov["cpu"], str)  # the processor, where known
     assert {"python", "icml25", "numpy", "scipy", "torch", "POT", "joblib"} <= set(prov["versions"])
     assert prov["versions"]["icml25"]  # from the installed metadata
     assert prov["code_fingerprint"] == code_fingerprint(SLUG)

@@ -458,11 +458,33 @@ def _provenance(slug: str, context: dict) -> dict:
         "dirty": dirty,
         "cores": os.cpu_count(),
         "platform": platform.platform(terse=True),
+        "cpu": _cpu(),
         "versions": _versions(),
         "code_fingerprint": code_fingerprint(slug),
         "summary_fingerprint": summary_fingerprint(slug),
         "dependencies": dependency_versions(slug),
     }
+
+
+@cache
+def _cpu() -> str | None:
+    """The processor's model name and its widest vector extension (float results of trained
+    models may differ between processors that differ in these), or None where unknown."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return platform.processor() or None
+    fields = {}
+    for line in text.splitlines():  # the first processor's block
+        if not line.strip():
+            break
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    name = " ".join(fields.get("model name", "").split())
+    flags = set(fields.get("flags", "").split())
+    vector = next((v for v in ("avx512f", "avx2", "avx", "sse4_2") if v in flags), None)
+    parts = [part for part in (name, vector) if part]
+    return ", ".join(parts) or platform.processor() or None
 
 
 @cache
