@@ -49,10 +49,9 @@ CLAIMS = (
         "d",
         "The mixture block matters: on held-out synthetic tasks with 12, 15, 20 and 25 classes, "
         "accuracy of the mixture model minus that of the same transformer with a fixed 10-class "
-        "softmax head, pre-trained identically (adversarial, same prior of 2-10 classes), mean over "
-        "the paired pre-training seeds; the "
-        "head still gets partial credit on the rows of its first 10 classes, so it can win if "
-        "the mixture read-out is poor.",
+        "softmax head, pre-trained identically (adversarial, same prior of 2-10 classes), mean "
+        "over the paired pre-training seeds; the head still gets partial credit on the rows of "
+        "its first 10 classes, so it can win if the mixture read-out is poor.",
         "d_acc_gap_mixture_minus_head",
         ">",
         0.0,
