@@ -61,7 +61,7 @@ class Config:
     steps: int = 50
     step_grid: tuple[int, ...] = (10,)
     gumbel: float = 0.5  # the official code's stochastic top-K scale, for (d) and beside (a)
-    replicates: int = 1
+    replicates: int = 3  # trained models: the claims' replicates
 
     def mdm(self) -> MDMConfig:
         return MDMConfig(self.d_model, self.n_layer, self.n_head, self.d_ff, self.peer_attention)
@@ -69,7 +69,7 @@ class Config:
 
 SCALES = {
     "smoke": Config(model="analytic", pool=4, n_train=0, n_test=100, n_hard=20, n_curve=50,
-                    n_orders=50, min_guesses=1),
+                    n_orders=50, min_guesses=1, replicates=1),
     "default": Config(),
     "paper": Config(pool=512, n_train=100_000, n_test=2000, n_hard=1000, n_curve=1000,
                     n_orders=1000, d_model=384, n_layer=3, n_head=12, d_ff=1536,
