@@ -1,4 +1,5 @@
 import math
+import re
 
 import numpy as np
 import pytest
@@ -281,3 +282,19 @@ def test_run_summary_tallies_its_counts_from_its_verdicts():
     summary = RunSummary.from_dict(data)
     assert summary.counts == tally(verdicts)
     assert summary.compact() == "1/2 claims, 1 inconclusive"
+
+
+@pytest.mark.parametrize(
+    ("declared", "words"),
+    [({"zz": "too short"}, "['zz'] that no claim declares"), ({"b": ""}, "none for ['b']")],
+)
+def test_smoke_unmeasured_names_what_is_wrong(monkeypatch, declared, words):
+    from types import SimpleNamespace
+
+    from icml25.lab import reproduction
+
+    real = reproduction.claims_module("creativity")
+    module = SimpleNamespace(CLAIMS=real.CLAIMS, SMOKE_UNMEASURED=declared)
+    monkeypatch.setattr(reproduction, "claims_module", lambda slug: module)
+    with pytest.raises(TypeError, match=re.escape(words)):
+        reproduction.smoke_unmeasured("creativity")

@@ -147,10 +147,16 @@ def smoke_unmeasured(slug: str) -> dict[str, str]:
     declared = dict(getattr(claims_module(slug), "SMOKE_UNMEASURED", {}))
     ids = {c.id for c in load_claims(slug)}
     unknown = sorted(set(declared) - ids)
-    if unknown or not all(isinstance(why, str) and why for why in declared.values()):
+    if unknown:
         raise TypeError(
-            f"{claims_path(slug)}: SMOKE_UNMEASURED must map claim ids to reasons, got "
-            f"unknown ids {unknown}"
+            f"{claims_path(slug)}: SMOKE_UNMEASURED must map claim ids to reasons, got ids "
+            f"{unknown} that no claim declares"
+        )
+    unexplained = sorted(k for k, why in declared.items() if not (isinstance(why, str) and why))
+    if unexplained:
+        raise TypeError(
+            f"{claims_path(slug)}: SMOKE_UNMEASURED must give each claim id a non-empty reason "
+            f"(a string), got none for {unexplained}"
         )
     return declared
 
