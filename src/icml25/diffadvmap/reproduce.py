@@ -4,11 +4,13 @@ trained here: a CNN (the surrogate), an MLP (transfer target), a PGD-adversarial
 (the defence) and an independent CNN whose features measure naturalness.
 
 Cells:
-- ``main``: the three attacks at the declared ``t*`` on the surrogate; PGD over a grid of
+- ``main`` (``replicates`` of them, each with its own seed for the attacks' noise and the
+  detector): the three attacks at the declared ``t*`` on the surrogate; PGD over a grid of
   epsilons, the matched epsilon being the smallest whose white-box success reaches
   DiffAdvMAP's; transfer to the MLP and to the defended CNN; a real-versus-fake discriminator
   trained on clean against PGD training digits; nearest-neighbour and Fréchet distances in the
-  feature network's features (claims a-d, the check);
+  feature network's features (claims a-d, the check), and the prior's own reconstruction from
+  ``t*`` without the adversarial term (``c_adv = 0``), the comparison of claim (c1);
 - ``tstar``: DiffAdvMAP at one ``t*`` of a grid (white-box success, transfer and distance against
   ``t*``; the figure "success against t*").
 
@@ -66,6 +68,7 @@ class Config:
     pgd_steps: int = 20
     discriminator_epochs: int = 20
     t_star_grid: tuple[int, ...] = (5, 10, 20, 40, 70)
+    replicates: int = 5  # main cells, each with its own attack and detector seeds
     # wall-clock measurements (DDPM training, attack time) are left out at smoke scale, where two
     # runs must give equal numbers
     timing: bool = True
@@ -87,6 +90,7 @@ SCALES = {
         pgd_steps=5,
         discriminator_epochs=1,
         t_star_grid=(2, 6),
+        replicates=2,
         timing=False,
     ),
     "default": Config(),
@@ -97,7 +101,8 @@ SCALES = {
 
 
 def cells(config: Config) -> list[dict]:
-    return [{"part": "main"}] + [{"part": "tstar", "t_star": t} for t in config.t_star_grid]
+    mains = [{"part": "main", "replicate": r} for r in range(config.replicates)]
+    return mains + [{"part": "tstar", "t_star": t} for t in config.t_star_grid]
 
 
 @lru_cache(maxsize=2)
