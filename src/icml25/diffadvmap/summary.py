@@ -11,7 +11,6 @@ from icml25.diffadvmap.reproduce import (
 )
 from icml25.lab.reproduction import Summary
 
-
 CLAIMED = ("a_whitebox_success", "b_transfer_gap", "c_auc_gap_vs_reconstruction",
            "c_auc_gap", "c_nn_distance_gap", "d_defended_gap")  # fmt: skip
 
