@@ -8,8 +8,10 @@ Cells:
   h = 0.1 (claim d); extra runs test the explanations of (a) and (d): Gaussian at other
   bandwidths, Riesz at smaller steps over proportionally more steps, Riesz with r = 0.5, 1.5;
 - ``transfer``: sklearn digits (source, unshifted) flowed toward ``k`` labelled images per class
-  of stroke-thickened digits (claim b at k = 5; accuracy against k);
-- ``distill``: one real image per class flowed toward the digits training set (claim c).
+  of stroke-thickened digits; classifiers on the flowed source with the shots and on the shots
+  alone (claim b at k = 5; accuracy against k), and how close the flowed images sit to the shots;
+- ``distill``: one real image per class flowed toward the digits training set (claim c), beside
+  the classifier trained on the 10 class means of that set.
 
 Every cell runs with one thread; its seed (from the runner) draws the directions, the target
 shots and the initial images, so a cell is deterministic given its seed.
@@ -207,11 +209,24 @@ def _run_transfer(config: Config, cell: dict, seed: int) -> dict:
     out = {f"acc_{name}": float(clf.score(X_test, y_test)) for name, clf in arms.items()}
     out["acc_source_on_source"] = float(unflowed.score(X_b, y_t))
     out["identity_matching"] = float(np.all(matched == np.arange(len(classes))))
+    # how close the flowed images sit to the shots, against held-out target images of the class
+    near = {"flowed": X_f, "test": X_test}
+    labels = {"flowed": y_f, "test": y_test}
+    for name, X in near.items():
+        out[f"nn_shot_distance_{name}"] = _nearest_shot_distance(X, labels[name], X_k, y_k)
     out["mmd2"] = res.mmd2
     out["steps"] = res.steps
     if cell["rep"] == 0 and cell["shots"] == config.b_claim_shots:
         out["images"] = np.stack([source[:, 0], flowed[:, 0], target[:, 0]])  # (3, C, d)
     return out
+
+
+def _nearest_shot_distance(X, y, X_k, y_k) -> float:
+    """Mean over the rows of ``X`` (n, d) of the Euclidean distance to the nearest shot (rows
+    of ``X_k``) of the same label."""
+    d2 = (X**2).sum(1)[:, None] + (X_k**2).sum(1)[None] - 2 * X @ X_k.T  # (n, C k)
+    d2 = np.where(y[:, None] == y_k[None], d2, np.inf)
+    return float(np.sqrt(np.maximum(d2.min(1), 0.0)).mean())
 
 
 def _run_distill(config: Config, seed: int) -> dict:
@@ -235,6 +250,7 @@ def _run_distill(config: Config, seed: int) -> dict:
     return {
         "acc_random_real": float(_classifier(config, init, classes).score(X_b, y_b)),
         "acc_flowed": float(_classifier(config, flowed, classes[matched]).score(X_b, y_b)),
+        "acc_class_means": float(_classifier(config, target.mean(1), classes).score(X_b, y_b)),
         "identity_matching": float(np.all(matched == np.arange(len(classes)))),
         "mmd2": res.mmd2,
         "steps": res.steps,

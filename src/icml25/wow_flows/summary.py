@@ -99,6 +99,17 @@ def _summarize_transfer(config, results, m, figures, captions) -> None:
         m[f"b_paper_gain_points_k{k}"] = float(
             100 * (acc["flowed_shots"] - acc["shots_only"]).mean()
         )
+        for c, o in rows:  # the replicates of b_paper_gain_points_k{k}: one per seed
+            if c["shots"] == k:
+                m[f"b_paper_gain_points_k{k}[rep={c['rep']}]"] = float(
+                    100 * (o["acc_flowed_shots"] - o["acc_shots_only"])
+                )
+        m[f"b_flowed_minus_shots_only_points_k{k}"] = float(
+            100 * (acc["flowed"] - acc["shots_only"]).mean()
+        )
+        m[f"b_nn_shot_distance_flowed_over_test_k{k}"] = float(
+            np.mean([o["nn_shot_distance_flowed"] / o["nn_shot_distance_test"] for o in outs])
+        )
         m[f"b_identity_matching_fraction_k{k}"] = float(
             np.mean([o["identity_matching"] for o in outs])
         )
@@ -139,6 +150,9 @@ def _summarize_distill(config, results, m, figures, captions) -> None:
     m["c_acc_flowed"] = float(flowed.mean())
     m["c_gain_points"] = float(100 * (flowed - real).mean())
     m["c_gain_points_min_over_seeds"] = float(100 * (flowed - real).min())
+    means = np.array([o["acc_class_means"] for o in outs])
+    m["c_acc_class_means"] = float(means.mean())
+    m["c_flowed_minus_class_means_points"] = float(100 * (flowed - means).mean())
     m["c_identity_matching_fraction"] = float(np.mean([o["identity_matching"] for o in outs]))
     m["c_max_plateau_range"] = max(_plateau(o["mmd2"], o["steps"], config.c_steps) for o in outs)
     figures["distilled_digits"] = _fig_images(outs[0]["images"], ["random real", "flowed"], "")
