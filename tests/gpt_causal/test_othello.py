@@ -111,3 +111,15 @@ def test_bad_inputs(kwargs, match):
 def test_reference_rejects_an_illegal_move():
     with pytest.raises(ValueError, match="not a legal move"):
         ReferenceOthello().play(0)
+
+
+def test_an_occupied_square_flips_nothing():
+    ref = ReferenceOthello()
+    for square in (27, 16, 11):
+        ref.play(square)
+    own = _bits([s for s in range(SQUARES) if ref.board[s // 6][s % 6] == ref.player])
+    opp = _bits([s for s in range(SQUARES) if ref.board[s // 6][s % 6] == -ref.player])
+    assert ref.board[27 // 6][27 % 6] != 0 and ref.flips(27) == []
+    for square in range(SQUARES):  # occupied squares, and every other, agree with the reference
+        got = np.flatnonzero(to_mask(flips(own, opp, np.array([square])))[0])
+        assert sorted(got.tolist()) == sorted(ref.flips(square)), square

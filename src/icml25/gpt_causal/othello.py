@@ -72,9 +72,11 @@ def legal_moves(own: np.ndarray, opp: np.ndarray) -> np.ndarray:
 
 def flips(own: np.ndarray, opp: np.ndarray, move: np.ndarray) -> np.ndarray:
     """Bitboard of the opponent stones flipped by playing ``move`` (square indices, any shape
-    broadcasting with ``own``); 0 where the move flips nothing (an illegal move)."""
+    broadcasting with ``own``); 0 where the move flips nothing (an illegal move), and 0 on an
+    occupied square, where no stone can be played."""
     m = _BITS[np.asarray(move)]
     own, opp, m = np.broadcast_arrays(own, opp, m)
+    m = np.where((m & (own | opp)) != 0, _U(0), m)  # an occupied square starts no run
     out = np.zeros(m.shape, dtype=np.uint64)
     for shift, mask in _DIRECTIONS:
         x, run = m, np.zeros_like(m)

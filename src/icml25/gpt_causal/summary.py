@@ -8,6 +8,7 @@ from matplotlib.figure import Figure
 from scipy.stats import spearmanr
 from sklearn.metrics import roc_auc_score
 
+from icml25.gpt_causal.claims import B_FOLDS
 from icml25.gpt_causal.othello import SIZE
 from icml25.gpt_causal.reproduce import (
     Config,
@@ -26,6 +27,14 @@ def _quintile_rates(confidence: np.ndarray, legal: np.ndarray) -> np.ndarray:
     rank = np.argsort(np.argsort(confidence, kind="stable"), kind="stable")
     q = rank * 5 // len(confidence)  # (n,) in 0..4, equal-count bins
     return np.array([legal[q == k].mean() for k in range(5)])
+
+
+def _spearman(confidence: np.ndarray, legal: np.ndarray) -> float:
+    """Spearman correlation of confidence with the 0/1 legal outcome, over prefixes; NaN when
+    every outcome is the same."""
+    if legal.all() or not legal.any():
+        return float("nan")
+    return float(spearmanr(confidence, legal).statistic)
 
 
 def _within_length_auc(part: dict, score: np.ndarray, bins: tuple[int, ...]) -> float:
@@ -62,7 +71,11 @@ def _measure(config: Config, out: dict, m: dict[str, float], prefix: str) -> Non
     rates = _quintile_rates(ood["confidence"], ood["legal"])
     for k, rate in enumerate(rates):
         m[f"{prefix}ood_legal_rate_q{k + 1}"] = float(rate)
-    m[f"{prefix}b_spearman"] = float(spearmanr(np.arange(5), rates).statistic)
+    m[f"{prefix}b_spearman_quintiles"] = float(spearmanr(np.arange(5), rates).statistic)
+    fold = np.arange(len(ood["legal"])) % B_FOLDS  # (n,) disjoint folds of independent games
+    rho = [_spearman(ood["confidence"][fold == f], ood["legal"][fold == f]) for f in range(B_FOLDS)]
+    m.update({f"{prefix}b_spearman[fold={f}]": r for f, r in enumerate(rho)})
+    m[f"{prefix}b_spearman"] = float(np.mean(rho))
     m[f"{prefix}b_gap"] = float(rates[-1] - rates[0])
     scores = {
         "confidence": ood["confidence"],
