@@ -22,9 +22,9 @@ def test_variance_penalised_target_on_a_hand_computed_ensemble():
     reward, done = torch.tensor([0.5, -1.0]), torch.tensor([0.0, 1.0])
     y = variance_penalised_target(reward, done, online, target, gamma=0.9, penalty=0.2)
     # transition 0: greedy action 1 (mean 3 > 1); target heads there 2.5, 3, 3 -> min 2.5;
-    # online heads 2, 4, 3: sample variance 1 -> 0.5 + 0.9 (2.5 - 0.2)
-    # transition 1: done -> the reward alone
-    torch.testing.assert_close(y, torch.tensor([0.5 + 0.9 * 2.3, -1.0]))
+    # online values over heads and actions 1, 2, 1, 4, 1, 3: mean 2, sample variance 8 / 5
+    # -> 0.5 + 0.9 (2.5 - 0.2 * 1.6); transition 1: done -> the reward alone
+    torch.testing.assert_close(y, torch.tensor([0.5 + 0.9 * (2.5 - 0.2 * 1.6), -1.0]))
     plain = variance_penalised_target(reward, done, online, target, gamma=0.9, penalty=0.0)
     torch.testing.assert_close(plain, torch.tensor([0.5 + 0.9 * 2.5, -1.0]))
 
@@ -35,9 +35,17 @@ def test_penalty_lowers_the_target_where_heads_disagree():
     gap = variance_penalised_target(r, d, q, q, 0.9, 0.0) - variance_penalised_target(
         r, d, q, q, 0.9, 1.0
     )
-    greedy = q.mean(0).argmax(-1)
-    var = q[:, torch.arange(4), greedy].var(0)
+    var = q.permute(1, 0, 2).reshape(4, -1).var(1)  # (4,) over the 5 heads x 3 actions
     torch.testing.assert_close(gap, 0.9 * var)
+
+
+def test_the_variance_penalty_is_clipped_as_the_official_code_clips_it():
+    q = torch.tensor([[[0.0, 100.0]], [[-100.0, 0.0]]])  # (K=2, B=1, A=2)
+    r, d = torch.zeros(1), torch.zeros(1)
+    # greedy action 1 (head mean 50 against -50): min over heads 0; the variance of
+    # 0, 100, -100, 0 is 20000 / 3, clipped to 1000
+    y = variance_penalised_target(r, d, q, q, 1.0, 1.0)
+    torch.testing.assert_close(y, torch.tensor([-1000.0]))
 
 
 def filled_buffer(fraction, scale=1.0, seed=0):

@@ -131,3 +131,35 @@ def test_bad_layouts_and_arguments_raise():
         ArenaConfig(random_start=1.5)
     with pytest.raises(ValueError, match="num_envs"):
         VecPreyArena(num_envs=0)
+
+
+def _orient(p, q, r):
+    return np.sign((q[..., 0] - p[..., 0]) * (r[..., 1] - p[..., 1])
+                   - (q[..., 1] - p[..., 1]) * (r[..., 0] - p[..., 0]))  # fmt: skip
+
+
+def _on_segment(p, q, r):
+    """r (collinear with p, q) lies within the bounding box of p, q."""
+    return ((np.minimum(p, q) <= r) & (r <= np.maximum(p, q))).all(-1)
+
+
+def _edge_line_of_sight(walls, a, b):
+    """Reference in exact integer arithmetic (doubled coordinates): the segment meets an
+    obstacle's closed square when it meets one of its four edges (a cell centre is never inside
+    an obstacle)."""
+    p, q = 2 * a[:, None, None, None], 2 * b[None, :, None, None]  # (A, 1, 1, 1, 2), (1, B, ...)
+    corners = 2 * np.argwhere(walls)[:, None] + np.array([[-1, -1], [-1, 1], [1, 1], [1, -1]])
+    e0, e1 = corners, np.roll(corners, -1, axis=1)  # (O, 4, 2): the edges of each square
+    o1, o2, o3, o4 = _orient(p, q, e0), _orient(p, q, e1), _orient(e0, e1, p), _orient(e0, e1, q)
+    meets = ((o1 * o2 < 0) & (o3 * o4 < 0)) | ((o1 == 0) & _on_segment(p, q, e0))
+    meets |= (o2 == 0) & _on_segment(p, q, e1)
+    meets |= ((o3 == 0) & _on_segment(e0, e1, p)) | ((o4 == 0) & _on_segment(e0, e1, q))
+    return ~meets.any((-1, -2))
+
+
+def test_line_of_sight_is_exact_on_the_arena():
+    layout = make_layout("occluded")
+    cells = layout.cells
+    exact = line_of_sight(layout.walls, cells, cells)
+    np.testing.assert_array_equal(exact, _edge_line_of_sight(layout.walls, cells, cells))
+    np.testing.assert_array_equal(exact, exact.T)

@@ -49,10 +49,13 @@ def test_smoke_run_measures_every_claim(smoke):
     m = summary["measurements"]
     for agent in rp.AGENTS:
         assert 0 <= m[f"{agent}_train_capture_rate"] <= 1
-        assert np.isfinite(m[f"{agent}_final_caution"])
+        # caution is measured over the episodes that cross open ground, when there are any
+        crossing = m[f"{agent}_final_crossing_rate"]
+        assert (crossing == 0) == (m[f"{agent}_final_caution"] is None), agent
 
 
 def test_no_declaration_is_a_check():
     # all four are statements about learned behaviour that the runs could refute
-    assert [c.id for c in CLAIMS] == ["a", "b", "c", "d"]
-    assert all(c.kind == "claim" for c in CLAIMS)
+    claims = [c for c in CLAIMS if c.kind != "diagnostic"]
+    assert [c.id for c in claims] == ["a", "b", "c", "d"]
+    assert all(c.kind == "claim" for c in claims)

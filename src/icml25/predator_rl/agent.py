@@ -3,12 +3,14 @@ DQN-style agent with an ensemble of Q heads.
 
 1. Variance-penalised TD target (official ``VP-TDMPC-2/tdmpc2.py::_td_target``):
 
-       y = r + gamma (1 - done) [ min_k Qbar_k(s', a*) - lambda Var_k Q_k(s', a*) ],
+       y = r + gamma (1 - done) [ min_k Qbar_k(s', a*) - lambda clip(Var_{k,a} Q_k(s', a)) ],
 
    with K heads ``Q_k``, their Polyak-averaged copies ``Qbar_k``, ``a*`` the greedy action of the
-   heads' mean at s', and ``Var_k`` the sample variance (ddof 1, torch's default, as the official
-   ``torch.var``) over the heads of the online network. ``lambda = 0`` gives the plain target
-   (ensemble minimum), so the control differs only in the penalty.
+   heads' mean at s', and ``Var_{k,a}`` the sample variance (ddof 1, as the official
+   ``torch.var(..., dim=(0, 2))``) of the online network's values over the K heads and the A
+   actions together (the official code takes it over the heads and a grid of actions), clipped
+   to [0, 1000] as the official code does. ``lambda = 0`` gives the plain target (ensemble
+   minimum), so the control differs only in the penalty.
 
 2. Amplified negative memories (official ``VP-TDMPC-2/common/buffer.py::PTSDBuffer2.sample``): a
    fraction ``rho`` of every batch is drawn from transitions of episodes that ended in capture
@@ -26,6 +28,8 @@ import numpy as np
 import torch
 from torch import nn
 
+VARIANCE_CLIP = 1000.0  # the official clip of the variance penalty
+
 
 def variance_penalised_target(
     reward: torch.Tensor,
@@ -37,7 +41,7 @@ def variance_penalised_target(
 ) -> torch.Tensor:
     """Eq. of the VP target above. ``reward``, ``done`` (B,); ``q_next_*`` (K, B, A) -> (B,).
 
-    ``penalty`` is lambda (>= 0); with K = 1 the variance term is taken as 0.
+    ``penalty`` is lambda (>= 0); with K = A = 1 the variance term is taken as 0.
     """
     if penalty < 0:
         raise ValueError(f"penalty (lambda) must be >= 0, got {penalty}")
@@ -52,8 +56,10 @@ def variance_penalised_target(
     greedy = q_next_online.mean(0).argmax(-1)  # (B,)
     idx = greedy.view(1, B, 1).expand(K, B, 1)
     q_min = q_next_target.gather(2, idx).squeeze(2).min(0).values  # (B,)
-    online = q_next_online.gather(2, idx).squeeze(2)  # (K, B)
-    var = online.var(0) if K > 1 else torch.zeros_like(q_min)  # (B,)
+    if K * q_next_online.shape[2] > 1:  # over heads and actions together
+        var = q_next_online.var(dim=(0, 2)).clamp(0.0, VARIANCE_CLIP)  # (B,)
+    else:
+        var = torch.zeros_like(q_min)
     return reward + gamma * (1.0 - done) * (q_min - penalty * var)
 
 

@@ -141,27 +141,33 @@ class Layout:
         return far
 
 
-def line_of_sight(walls: np.ndarray, a: np.ndarray, b: np.ndarray, samples: int = 4) -> np.ndarray:
+def line_of_sight(walls: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """(len(a), len(b)) bool: whether the segment from the centre of cell a to the centre of cell
-    b crosses no obstacle.
+    b meets no obstacle.
 
-    Each segment is sampled ``samples`` times per cell of its longest extent; a sample on the
-    boundary of two cells is blocked if either is an obstacle (so a diagonal gap between two
-    obstacles that touch at a corner blocks the view).
+    Exact: cell ``(r, c)`` is the closed square ``[r - 1/2, r + 1/2] x [c - 1/2, c + 1/2]``, and
+    the segment ``p(t) = a + t (b - a)``, ``t in [0, 1]``, meets it when the parameter ranges
+    over which each coordinate lies inside the square (slab clipping, Liang and Barsky) overlap.
+    Touching counts, so a diagonal gap between two obstacles that meet at a corner blocks the
+    view.
     """
-    H, W = walls.shape
     a, b = np.asarray(a, float), np.asarray(b, float)
-    steps = int(samples * max(H, W)) + 1
-    t = np.linspace(0.0, 1.0, steps)  # (S,)
-    points = a[:, None, None, :] + (b[None, :, None, :] - a[:, None, None, :]) * t[:, None]
-    # points (A, B, S, 2); a point lies in every cell whose closed square contains it
-    lo = np.clip(np.ceil(points - 0.5 - 1e-9).astype(int), 0, [H - 1, W - 1])
-    hi = np.clip(np.floor(points + 0.5 + 1e-9).astype(int), 0, [H - 1, W - 1])
-    blocked = np.zeros(points.shape[:2], bool)
-    for r in (lo[..., 0], hi[..., 0]):
-        for c in (lo[..., 1], hi[..., 1]):
-            blocked |= walls[r, c].any(-1)
-    return ~blocked
+    obstacles = np.argwhere(walls).astype(float)  # (O, 2)
+    if len(obstacles) == 0:
+        return np.ones((len(a), len(b)), bool)
+    start = a[:, None, None, :]  # (A, 1, 1, 2)
+    delta = b[None, :, None, :] - start  # (A, B, 1, 2)
+    lo, hi = obstacles - 0.5 - start, obstacles + 0.5 - start  # (A, 1, O, 2) each
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1, t2 = lo / delta, hi / delta  # (A, B, O, 2)
+    moving = delta != 0
+    # a coordinate that does not move is inside the slab for every t, or for none
+    inside = (lo <= 0) & (hi >= 0)
+    enter = np.where(moving, np.minimum(t1, t2), np.where(inside, -np.inf, np.inf))
+    leave = np.where(moving, np.maximum(t1, t2), np.where(inside, np.inf, -np.inf))
+    first = np.maximum(enter.max(-1), 0.0)  # (A, B, O)
+    last = np.minimum(leave.min(-1), 1.0)
+    return ~(first <= last + 1e-12).any(-1)
 
 
 def shortest_paths(

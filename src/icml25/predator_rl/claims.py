@@ -1,9 +1,11 @@
 """The claims and checks of predator_rl, declared before any run.
 
-The protocol is in ``icml25.lab.reproduction``. Thresholds are the issue's (issue 22).
+The protocol is in ``icml25.lab.reproduction``. Thresholds are the issue's.
 """
 
-from icml25.lab.claims import Claim
+from icml25.lab.claims import DIAGNOSTIC, Claim
+
+SUCCESS_FLOOR = 0.5  # claim (d) is judged only above this share of the plain agent's success
 
 CLAIMS = (
     Claim(
@@ -43,11 +45,29 @@ CLAIMS = (
         "Mouse-like caution: the combined agent spends more steps in cover (or waiting there) "
         "before first setting foot on open ground than the plain agent: difference of the "
         "mean caution in the final greedy evaluation, over the episodes that do cross open "
-        "ground (an episode frozen in cover is not caution), mean over the seeds that have any.",
+        "ground, mean over the seeds that have any. Judged only for an agent that still "
+        f"reaches the goal: when the combined agent's final success is below {SUCCESS_FLOOR} "
+        "of the plain agent's (claim b's floor) the difference counts as 0, which fails (an "
+        "agent frozen in cover is not cautious).",
         metric="d_caution_difference",
         comparison=">",
         threshold=0.0,
         paper_value="strategic environment assessment, peeking, cautious paths",
         source="Abstract",
+    ),
+    Claim(
+        "d_unfloored",
+        "How cautious is the combined agent, whatever its success? The caution difference of "
+        "(d) without the success floor.",
+        metric="d_caution_difference_unfloored",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_c_vp",
+        "Does the variance penalty alone lower capture? The variance-penalised agent's training "
+        "capture rate over the plain agent's, mean over seeds (the penalty over heads and "
+        "actions, as the official code takes it).",
+        metric="vp_capture_ratio_to_plain",
+        kind=DIAGNOSTIC,
     ),
 )

@@ -8,6 +8,7 @@ from matplotlib.figure import Figure
 
 from icml25.lab.reproduction import Summary
 from icml25.predator_rl.arena import make_layout
+from icml25.predator_rl.claims import SUCCESS_FLOOR
 from icml25.predator_rl.env import CAPTURED, SUCCESS, render_arena
 from icml25.predator_rl.reproduce import (
     AGENTS,
@@ -82,7 +83,13 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     )
     # caution over the episodes that cross open ground, averaged over the replicates that have
     # any (an agent frozen in cover has none); how many replicates count is reported beside it
-    m["d_caution_difference"] = m["both_final_caution"] - m["plain_final_caution"]
+    m["d_caution_difference_unfloored"] = m["both_final_caution"] - m["plain_final_caution"]
+    m["d_success_floor_met"] = float(
+        stats["both"]["success_rate"] >= SUCCESS_FLOOR * plain["success_rate"]
+    )
+    m["d_caution_difference"] = (
+        m["d_caution_difference_unfloored"] if m["d_success_floor_met"] else 0.0
+    )
     for a in AGENTS:
         m[f"{a}_final_caution_replicates"] = float(
             sum(np.isfinite(o[a]["final"]["caution"]) for _, o in results)
