@@ -52,6 +52,14 @@ CLAIMS = (
         kind=DIAGNOSTIC,
     ),
     Claim(
+        "why_c1_off_manifold",
+        "Does the adversarial term move the images away from the data? Mean nearest-neighbour "
+        "feature distance to the training digits, DiffAdvMAP minus the reconstruction without "
+        "the adversarial term (the clean test digits' own distance is beside it).",
+        "c_nn_distance_gap_vs_reconstruction",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
         "c2",
         "Natural (features): the mean nearest-neighbour distance from the adversarial images to "
         "the training digits, in the features of an independently trained CNN, is lower for "

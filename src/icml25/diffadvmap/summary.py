@@ -88,6 +88,9 @@ def _measure(config: Config, main: dict) -> dict[str, float]:
     m["c_auc_gap_vs_reconstruction"] = m["diffadvmap_auc"] - m["reconstruction_auc"]
     m["c_auc_gap"] = m["diffadvmap_auc"] - m["pgd_auc"]
     m["c_nn_distance_gap"] = m["diffadvmap_nn_distance"] - m["pgd_nn_distance"]
+    m["c_nn_distance_gap_vs_reconstruction"] = (
+        m["diffadvmap_nn_distance"] - m["reconstruction_nn_distance"]
+    )
     m["d_defended_gap"] = m["diffadvmap_defended_success"] - m["pgd_defended_success"]
     m["check_max_violation"] = float(main["check_max_violation"])
     return m
