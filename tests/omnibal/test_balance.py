@@ -7,6 +7,7 @@ import pytest
 from icml25.omnibal import (
     balance_metrics,
     first_fit_decreasing,
+    full_groups,
     greedy_fill,
     group_loads,
     isf,
@@ -55,6 +56,34 @@ def test_one_iteration_is_one_greedy_fill_of_the_shuffled_samples():
     order = np.random.default_rng(3).permutation(500)
     np.testing.assert_array_equal(b.members, order)
     np.testing.assert_array_equal(b.offsets[:-1], greedy_fill(v[order], t[order], 13, 4416))
+
+
+def test_keep_rule_is_the_official_equality_on_images():
+    # official iter_random_groups: vit_num == vit_thresh or llm_num >= llm_thresh
+    vis, tok = np.array([3, 2, 1, 1]), np.array([0, 0, 0, 10])
+    np.testing.assert_array_equal(full_groups(vis, tok, 2, 10), [False, True, False, True])
+    # a ">=" reading would keep the group of 3 images too: the two differ below vit_max only
+    assert not full_groups(3, 0, 2, 10)
+    # at vit_thresh = vit_max (the default) they agree: no group holds more than vit_max
+    np.testing.assert_array_equal(full_groups(vis, tok, 3, 10), (vis >= 3) | (tok >= 10))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_isf_fills_again_a_group_with_more_images_than_vit_thresh(seed):
+    # 7 samples of 1 image and 1 token, V_max = 3: the first fill gives groups of 3, 3 and 1
+    # images. With vit_thresh = 2 none is kept (3 != 2, tokens far below llm_thresh), so the
+    # second and last fill starts from a new shuffle of all 7; with vit_thresh = V_max = 3 the
+    # two groups of 3 are kept from the first shuffle and only the last sample is filled again.
+    ones = np.ones(7, int)
+    rng = np.random.default_rng(seed)
+    first = rng.permutation(7)
+    second = rng.permutation(first)
+    below = isf(ones, ones, 3, 100, vit_thresh=2, llm_thresh=100, iterations=2, seed=seed)
+    np.testing.assert_array_equal(below.members, second)
+    at_max = isf(ones, ones, 3, 100, vit_thresh=3, llm_thresh=100, iterations=2, seed=seed)
+    np.testing.assert_array_equal(at_max.members, first)
+    for b in (below, at_max):
+        np.testing.assert_array_equal(np.sort(np.diff(b.offsets)), [1, 3, 3])
 
 
 def test_random_batches_and_ffd_place_every_sample_once():

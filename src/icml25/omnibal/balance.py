@@ -7,8 +7,9 @@ budgets, ``sum v <= V_max`` and ``sum t <= T_max``:
 
 1. shuffle the samples and fill groups greedily in that order, closing a group when the next
    sample would break a budget;
-2. keep the groups that are full enough (``sum v >= V_thresh`` or ``sum t >= T_thresh``);
-   shuffle the samples of the others and fill again; repeat ``iterations - 1`` times;
+2. keep the groups that are full enough (``sum v == V_thresh`` or ``sum t >= T_thresh``, the
+   official condition: see ``full_groups``); shuffle the samples of the others and fill again;
+   repeat ``iterations - 1`` times;
 3. the samples still left are filled once more and kept as they come.
 
 Steps then take ``R`` groups at random, one per data-parallel rank. The official code
@@ -88,6 +89,23 @@ def greedy_fill(v: np.ndarray, t: np.ndarray, vit_max: int, llm_max: int) -> np.
     return np.flatnonzero(on_chain[:n])
 
 
+def full_groups(vision_sums, text_sums, vit_thresh: int, llm_thresh: int) -> np.ndarray:
+    """ISF's keep rule (step 2): which groups are full enough to keep, (G,) bool.
+
+    A group is kept when ``sum v == vit_thresh`` or ``sum t >= llm_thresh``: the condition of the
+    official ``iter_random_groups`` (``vit_num == vit_thresh or llm_num >= llm_thresh``; the same
+    in its Cython ``fast_isf``). At the default ``vit_thresh = vit_max`` the equality is the same
+    as ``>=``, since a group never holds more than ``vit_max`` images; below ``vit_max`` it keeps
+    only groups of exactly ``vit_thresh`` images, and a group with more images is kept only if
+    its tokens reach ``llm_thresh``, else it is filled again.
+
+    vision_sums, text_sums : (G,) images and tokens of each group.
+    """
+    vision_sums = np.asarray(vision_sums)
+    text_sums = np.asarray(text_sums)
+    return (vision_sums == vit_thresh) | (text_sums >= llm_thresh)
+
+
 def isf(
     vision,
     text,
@@ -106,8 +124,9 @@ def isf(
     ----------
     vision, text : (n,) per-sample vision size (images) and language size (tokens).
     vit_max, llm_max : the budgets ``V_max``, ``T_max`` of one group; each sample must fit.
-    vit_thresh, llm_thresh : a group is kept when ``sum v >= vit_thresh`` or
-        ``sum t >= llm_thresh`` (default ``vit_max`` and ``llm_max - 128``, as the official code).
+    vit_thresh, llm_thresh : a group is kept when ``sum v == vit_thresh`` or
+        ``sum t >= llm_thresh`` (``full_groups``, the official condition; default ``vit_max``
+        and ``llm_max - 128``, as the official code).
     iterations : fills in all (the official ``iter_time``); 1 is a single greedy fill.
     n_ranks : data-parallel ranks ``R``.
     """
@@ -131,10 +150,12 @@ def isf(
         if it == iterations - 1:
             keep = np.ones(len(starts), bool)
         else:
-            full = (np.add.reduceat(v[pending], starts) >= vit_thresh) | (
-                np.add.reduceat(t[pending], starts) >= llm_thresh
+            keep = full_groups(
+                np.add.reduceat(v[pending], starts),
+                np.add.reduceat(t[pending], starts),
+                vit_thresh,
+                llm_thresh,
             )
-            keep = full
         in_kept = np.repeat(keep, sizes)  # (m,)
         kept_members.append(pending[in_kept])
         kept_sizes.append(sizes[keep])

@@ -3,7 +3,7 @@
 The protocol is in ``icml25.lab.reproduction``.
 """
 
-from icml25.lab.claims import Claim
+from icml25.lab.claims import CHECK, DIAGNOSTIC, Claim
 
 CLAIMS = (
     Claim(
@@ -45,19 +45,31 @@ CLAIMS = (
         "a_placed_once_fraction",
         ">=",
         1.0,
-        kind="check",
+        kind=CHECK,
     ),
     Claim(
         "b",
         "Model partition: on per-layer costs profiled from a small ViT + decoder built in torch "
         "here (12 ViT layers of width 192 on 64 patches per image, 12 decoder layers of width "
         "384), the searched partition's simulated 1F1B iteration time (4 stages, 8 "
-        "micro-batches) is this fraction below the equal-layer split's.",
-        "b_time_reduction_vs_equal_layer",
+        "micro-batches) is this fraction below that of the parameter-balanced split (cuts at "
+        "p / 4 of the parameters), the strongest simple baseline we have. Threshold 0.10, the one "
+        "declared for the equal-layer comparison before any run, kept: the issue gave none for "
+        "this comparison, and any new one would be chosen with the committed 0.020 in view.",
+        "b_time_reduction_vs_param_balanced",
         ">=",
         0.10,
-        paper_value="search-based partition balances stages better than equal-layer splits",
+        paper_value="search-based partition balances stages better than simple splits",
         source="Abstract; Sec. model balance",
+    ),
+    Claim(
+        "b_vs_equal_layer",
+        "How much shorter is the searched partition's simulated 1F1B time than that of the "
+        "equal-layer split (same layer count per stage), 1 - searched / equal-layer? The "
+        "comparison (b) was judged on before: a split that ignores the ViT's and decoder's "
+        "different layer costs.",
+        "b_time_reduction_vs_equal_layer",
+        kind=DIAGNOSTIC,
     ),
     Claim(
         "b_optimal",
@@ -67,7 +79,7 @@ CLAIMS = (
         "b_search_over_optimum",
         "<=",
         1.0 + 1e-9,
-        kind="check",
+        kind=CHECK,
     ),
     Claim(
         "c_budget",
@@ -77,7 +89,7 @@ CLAIMS = (
         "c_max_memory_over_budget",
         "<=",
         1.0,
-        kind="check",
+        kind=CHECK,
     ),
     Claim(
         "c_time",
@@ -88,7 +100,7 @@ CLAIMS = (
         "c_recompute_ratio_adaptive_over_full",
         "<",
         1.0,
-        kind="check",
+        kind=CHECK,
         paper_value="adaptive recompute uses the available memory fully",
     ),
     Claim(
@@ -96,30 +108,53 @@ CLAIMS = (
         "Real ranks: a torch.distributed (gloo) job, 2 CPU processes training the small ViT + "
         "decoder on the same samples: the mean idle time at the gradient all-reduce (max over "
         "ranks of the backward's end minus the rank's own) falls by this factor with ISF "
-        "batches against random mini-batches of 4 (median over repeats).",
+        "batches against random mini-batches of 4. Per repeat (the two layouts alternate within "
+        "a repeat) the ratio random / ISF; the metric is its mean over the repeats, judged on "
+        "its 95% t-interval.",
         "d_idle_reduction",
         ">=",
         2.0,
         paper_value="balanced batches remove the wait for the slowest rank",
+        replicates="d_idle_reduction[rep=*]",
     ),
     Claim(
         "d_throughput",
-        "Real ranks: samples per second with ISF batches over those with random batches "
-        "(median over repeats): samples per second rise.",
+        "Real ranks, same job: samples per second with ISF batches over those with random "
+        "batches, per repeat; the metric is the mean over the repeats, judged on its 95% "
+        "t-interval. Threshold, the paper's figure scaled to 2 ranks: a speed-up S means the "
+        "fraction 1 - 1/S of the baseline's time was waste that balance removed (1.8x: 44%, at "
+        "InternVL's scale with data, pipeline and memory imbalance). On our job the waste that "
+        "batch balance can remove is random batching's wait at the all-reduce above the noise "
+        "floor (identical batches on both ranks): 27.0 - 6.0 ms of a 309 ms step in the "
+        "committed run 5, a share of 0.068 (d_random_balanceable_idle_fraction). Removing it, "
+        "as the paper's balance removes its own, gives 1 / (1 - 0.068) = 1.073; ISF's packing "
+        "also removes padding, so the paper's claim, scaled, is a speed-up of at least that.",
         "d_measured_speedup",
-        ">",
-        1.0,
+        ">=",
+        1.073,
         paper_value="about 1.8x end-to-end on InternVL-Chat-1.5 (all three balances)",
         source="Abstract",
+        replicates="d_measured_speedup[rep=*]",
+    ),
+    Claim(
+        "d_wait_bound",
+        "What speed-up would removing all of random batching's wait above the noise floor give "
+        "in this run, 1 / (1 - d_random_balanceable_idle_fraction)? The figure d_throughput's "
+        "threshold was derived from (1.073 in the committed run 5); far from it, the derivation "
+        "should be revisited for the next run, not this one.",
+        "d_speedup_if_balanceable_wait_removed",
+        kind=DIAGNOSTIC,
     ),
     Claim(
         "d_model",
-        "The cost model (per-rank compute fitted on single-process timings, step = slowest "
-        "rank + measured all-reduce + optimizer step) predicts the measured speed-up within "
-        "25%: |predicted / measured - 1|.",
+        "A check of our own instrument, not a statement of the paper: the cost model (per-rank "
+        "compute fitted on single-process timings, step = slowest rank + measured all-reduce + "
+        "optimizer step) predicts the measured speed-up (mean over repeats) within 25%: "
+        "|predicted / measured - 1|.",
         "d_model_relative_error",
         "<=",
         0.25,
+        kind=CHECK,
     ),
 )
 
@@ -145,11 +180,13 @@ _WALL_CLOCK = (
     "d_isf_predicted_samples_per_second",
     "d_identical_mean_idle",
     "d_idle_reduction",
+    "d_idle_reduction_median",
     "d_idle_reduction_min",
     "d_idle_reduction_max",
     "d_predicted_idle_reduction",
     "d_idle_reduction_above_noise_floor",
     "d_measured_speedup",
+    "d_measured_speedup_median",
     "d_measured_speedup_min",
     "d_measured_speedup_max",
     "d_predicted_speedup",
@@ -160,5 +197,11 @@ _WALL_CLOCK = (
     "d_cost_coef_per_image",
     "d_cost_coef_per_token",
     "d_cost_coef_per_area",
+    "d_random_step_time",
+    "d_random_balanceable_idle_fraction",
+    "d_speedup_if_balanceable_wait_removed",
+    # the replicates of d_idle and d_throughput, one per repeat of the default scale (5)
+    *(f"d_idle_reduction[rep={r}]" for r in range(5)),
+    *(f"d_measured_speedup[rep={r}]" for r in range(5)),
 )
 TOLERANCES = dict.fromkeys(_WALL_CLOCK)

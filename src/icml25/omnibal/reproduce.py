@@ -127,6 +127,8 @@ def _balance(config: Config, seed: int) -> dict:
     vision_only = isf(v, t, best.vit_max, big, vit_thresh=best.vit_thresh, llm_thresh=big, **kw)
     rand = random_batches(len(v), config.a_micro_batch, config.a_ranks, seed=seed + 2)
     vis, used, _ = group_loads(ours, v, t)  # (G,) each
+    # groups kept by the vision half of ISF's rule (``full_groups``) and not by the tokens: (G,)
+    by_vision = (vis == best.vit_thresh) & (used < best.llm_thresh)
     out = {
         "isf": balance_metrics(ours, v, t, llm_max=best.llm_max),
         "language_only": balance_metrics(language_only, v, t, llm_max=best.llm_max),
@@ -134,10 +136,8 @@ def _balance(config: Config, seed: int) -> dict:
         "random": balance_metrics(rand, v, t),
         "args": [best.vit_max, best.llm_max, best.vit_thresh, best.llm_thresh],
         "placed_once": float(np.mean(np.bincount(ours.members, minlength=len(v)) == 1)),
-        "closed_by_vision": float(np.mean((vis >= best.vit_thresh) & (used < best.llm_thresh))),
-        "tokens_closed_by_vision": float(
-            used[(vis >= best.vit_thresh) & (used < best.llm_thresh)].mean()
-        ),
+        "closed_by_vision": float(np.mean(by_vision)),
+        "tokens_closed_by_vision": float(used[by_vision].mean()),
     }
     if config.a_ffd:
         ffd = first_fit_decreasing(v, t, best.vit_max, best.llm_max, config.a_ranks, seed=seed)
