@@ -63,6 +63,22 @@ def test_context_units_equal_an_explicit_loop_over_cores():
     torch.testing.assert_close(cau(z), expected.view(2, 5, 12))
 
 
+def test_the_official_reshape_mixes_heads_across_samples_and_ours_does_not():
+    torch.manual_seed(2)
+    ours = ContextUnits(dim=12, cores=3, heads=2, dropout=0.0).eval()
+    mixed = ContextUnits(dim=12, cores=3, heads=2, dropout=0.0, mix_heads_across_batch=True)
+    mixed.load_state_dict(ours.state_dict())
+    mixed.eval()
+    z = torch.randn(2, 5, 12)
+    # one sample alone: the two reshapes read the same numbers
+    torch.testing.assert_close(mixed(z[:1]), ours(z[:1]))
+    # two samples: changing sample 1 changes sample 0's output only with the official reshape
+    other = z.clone()
+    other[1] += 1.0
+    torch.testing.assert_close(ours(other)[0], ours(z)[0])
+    assert not torch.allclose(mixed(other)[0], mixed(z)[0])
+
+
 def test_stop_has_no_node_to_node_messages_only_through_the_cores():
     """Node j's input reaches node i's forecast only through the cores: the Jacobian of node i's
     forecast with respect to node j's window equals the path through the core summaries, and

@@ -8,12 +8,13 @@ from icml25.stop_st.claims import CLAIMS
 def test_cells_pair_every_model_with_every_replicate():
     config = rep.SCALES["default"]
     cells = rep.cells(config)
-    assert len(cells) == 6 * config.replicates == 18
+    assert len(cells) == 7 * config.replicates == 42
     assert {c["model"] for c in cells} == {
         "stop",
         "stop_plain",
         "gcn",
         "backbone",
+        "stop_plain_mixed_heads",
         "explain_shift",
         "explain_transductive",
     }

@@ -92,6 +92,16 @@ CLAIMS = (
         kind=DIAGNOSTIC,
     ),
     Claim(
+        "why_bench_mixed_heads",
+        "Does the official Core_Adaptive's output reshape (heads mixed across the samples of a "
+        "batch) cost accuracy? Plain STOP with that reshape over plain STOP: MAE ratio - 1 on "
+        "the test nodes, in-distribution period, mean over replicates (the benchmark's "
+        "official network is 2% behind ours there; the later period's change is "
+        "mixed_heads_shift_test_mae_change).",
+        "mixed_heads_id_test_mae_change",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
         "shift_is_real",
         "Check on our generator: the later period is a real shift, GCN's MAE there is at "
         "least 10% above its in-distribution MAE (same nodes), mean over seeds.",

@@ -51,6 +51,10 @@ class ModelConfig:
     hid_dim: int = 64
     dropout: float = 0.15
     cau_dropout: float = 0.3
+    # the official Core_Adaptive's output reshape: (B, h, d, N) transposed to (h, B, d, N) and
+    # read back as (B, h d, N), so a sample's features come from other samples' heads; False
+    # computes the intended function (each sample's heads concatenated)
+    mix_heads_across_batch: bool = False
 
     def __post_init__(self) -> None:
         for name in ("input_len", "horizon", "steps_per_day", "model_dim", "tod_dim"):
@@ -145,8 +149,11 @@ class BackboneForecaster(nn.Module):
 class ContextUnits(nn.Module):
     """Context-Aware Units: node-to-core and core-to-node attention (module docstring)."""
 
-    def __init__(self, dim: int, cores: int, heads: int, dropout: float):
+    def __init__(
+        self, dim: int, cores: int, heads: int, dropout: float, mix_heads_across_batch=False
+    ):
         super().__init__()
+        self.mix_heads_across_batch = mix_heads_across_batch
         if cores < 1 or heads < 1 or dim % heads:
             raise ValueError(
                 f"need cores >= 1, heads >= 1 dividing dim={dim}; got {cores}, {heads}"
@@ -175,7 +182,11 @@ class ContextUnits(nn.Module):
         core_to_node = torch.softmax(a, dim=-2)  # over cores
         v = z.view(B, N, self.heads, self.head_dim)  # (B, N, h, d)
         gathered = torch.einsum("bnhd,bhcn->bhcd", v, node_to_core)  # (B, h, C, d)
-        back = torch.einsum("bhcd,bhcn->bnhd", gathered, core_to_node).reshape(B, N, F)
+        back = torch.einsum("bhcd,bhcn->bhdn", gathered, core_to_node)  # (B, h, d, N)
+        if self.mix_heads_across_batch:  # the official reshape, rows of other samples
+            back = back.transpose(0, 1).reshape(B, F, N).transpose(1, 2)  # (B, N, F)
+        else:
+            back = back.permute(0, 3, 1, 2).reshape(B, N, F)
         out = self.ffn(torch.cat([z - back, back], -1)) + z  # (B, N, F)
         return self.norm(out.reshape(B * N, F)).view(B, N, F)
 
@@ -187,7 +198,9 @@ class STOP(nn.Module):
         super().__init__()
         self.cfg = cfg
         self.backbone = Backbone(cfg)
-        self.context = ContextUnits(cfg.hidden, cfg.cores, cfg.heads, cfg.cau_dropout)
+        self.context = ContextUnits(
+            cfg.hidden, cfg.cores, cfg.heads, cfg.cau_dropout, cfg.mix_heads_across_batch
+        )
         self.encoder2 = nn.Sequential(
             *[FeedForward(cfg.hidden, cfg.dropout) for _ in range(cfg.num_layer)]
         )

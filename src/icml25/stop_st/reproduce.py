@@ -9,9 +9,11 @@ epoch), the rest of the base period is the in-distribution (ID) test period.
 
 Cells: one per (model, replicate): ``stop`` (perturbation and robust loss on),
 ``stop_plain`` (both off), ``gcn`` (graph convolution on the sensor graph), ``backbone`` (no
-context units). A replicate fixes the data (``Config.data_seed`` and the replicate index), so
-the four models of a replicate see the same graph, series and split; the cell's seed
-initialises and trains its model. Each cell is evaluated on four sets: ID period x {training
+context units), ``stop_plain_mixed_heads`` (``stop_plain`` with the official
+``Core_Adaptive``'s output reshape, which mixes attention heads across the samples of a batch).
+A replicate fixes the data (``Config.data_seed`` and the replicate index), so the models of a
+replicate see the same graph, series and split; the cell's seed initialises and trains its
+model. Each cell is evaluated on four sets: ID period x {training
 nodes, test nodes}, later period x {training nodes, test nodes}. Two more cells per replicate,
 ``explain_shift`` and ``explain_transductive`` (``explain.py``), train their own models to
 compute the diagnostics of the claims.
@@ -35,14 +37,16 @@ MODELS = {  # cell name -> (model, perturb, robust)
     "stop_plain": ("stop", False, False),
     "gcn": ("gcn", False, False),
     "backbone": ("backbone", False, False),
+    "stop_plain_mixed_heads": ("stop", False, False),
 }
+MIXED_HEADS = ("stop_plain_mixed_heads",)  # with the official Core_Adaptive's output reshape
 EXPLAIN = ("explain_shift", "explain_transductive")
 
 
 @dataclass(frozen=True)
 class Config:
     data_seed: int = 0
-    replicates: int = 3
+    replicates: int = 6
     n_nodes: int = 130
     base_days: int = 36
     train_days: int = 28
@@ -133,6 +137,7 @@ def make_forecaster(config: Config, name: str, seed: int) -> STOPForecaster:
         cores=config.cores,
         heads=config.heads,
         hid_dim=config.hid_dim,
+        mix_heads_across_batch=name in MIXED_HEADS,
     )
 
 

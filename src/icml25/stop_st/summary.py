@@ -18,6 +18,7 @@ LABELS = {
     "stop_plain": "STOP w/o perturbation & robust loss",
     "gcn": "GCN",
     "backbone": "backbone (no context units)",
+    "stop_plain_mixed_heads": "STOP w/o both, official head reshape",
 }
 
 
@@ -97,6 +98,12 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         for r, v in zip(ids, values, strict=True):
             m[f"{name}[replicate={r}]"] = float(v)
     m.update(_diagnostics(results, new_stop))
+    m["mixed_heads_id_test_mae_change"] = (
+        m["mae_id_test_stop_plain_mixed_heads"] / m["mae_id_test_stop_plain"] - 1
+    )
+    m["mixed_heads_shift_test_mae_change"] = (
+        m["mae_shift_test_stop_plain_mixed_heads"] / m["mae_shift_test_stop_plain"] - 1
+    )
     figures = {
         "error_by_horizon": _fig_horizon(results),
         "error_on_new_nodes": _fig_new_nodes(results),
