@@ -55,7 +55,7 @@ class Config:
     depth: int = 3
     seeds: int = 5
     dim: int = 8
-    n_modes: int = 300  # the paper: 10,000 (our first look: 2,000)
+    n_modes: int = 300  # the paper: 10,000
     alpha: float = 6.0  # frequency tail P(|s| > S) = S^-alpha; the paper: 2.0
     batch: int = 256
     base_width: int = 16
