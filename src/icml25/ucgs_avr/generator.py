@@ -13,7 +13,10 @@ module generates puzzles of the same family (rules in :mod:`icml25.ucgs_avr.rule
   the original RAVEN sets (each distractor changes one attribute of the answer), whose answer
   is the candidates' mode: a leak, kept as the control of the no-shortcut check.
 - Odd-one-out: a complete matrix in which one panel, at a random position, has one attribute
-  changed so that its row breaks a rule; the odd panel is the answer (chance 1/9).
+  changed so that its row breaks a rule; the odd panel is the answer (chance 1/9). A change
+  after which another panel could be replaced to make every rule hold again (an arithmetic
+  row ``a, b, a + b`` with ``b`` changed is mended by replacing ``b`` or ``a + b``) is redrawn,
+  so the odd panel is the only answer (:func:`odd_one_out_answers`).
 - Analogy ``A : B :: C : ?``: the 2 x 2 block ``(1,1) (1,2) / (2,1) (2,2)`` of a matrix whose
   rules are constant or progression (the rules a single pair ``A : B`` determines), with 8
   I-RAVEN candidates for ``?``.
@@ -27,6 +30,7 @@ import numpy as np
 
 from icml25.ucgs_avr.rules import (
     ALLOWED,
+    COLUMN,
     DOMAIN,
     POPCOUNT,
     TYPES,
@@ -44,6 +48,8 @@ ANALOGY_PANELS = (4, 5, 7, 8)  # A, B, C, D in the 3 x 3 grid (row-major)
 N_CANDIDATES = 8
 _MASKS_BY_COUNT = {k: np.array([m for m in range(1, 16) if POPCOUNT[m] == k]) for k in range(1, 5)}
 _PERTURBED = ("type", "size", "colour", "layout")
+# every value of each panel column: type, size, colour, the mask of occupied cells
+_COLUMN_VALUES = (np.arange(3), np.arange(1, 4), np.arange(1, 4), np.arange(1, 16))
 
 
 @dataclass
@@ -140,6 +146,27 @@ def matrix_satisfies(rules: list[dict], panels: np.ndarray) -> np.ndarray:
     for spec in rules:
         values = attribute_values(panels, spec["attribute"])  # (..., 9)
         ok &= satisfies(spec, values.reshape(*values.shape[:-1], 3, 3))
+    return ok
+
+
+def odd_one_out_answers(rules: list[dict], panels: np.ndarray) -> np.ndarray:
+    """Which panels of matrices ``(..., 9, 4)`` can be replaced by some panel so that the matrix
+    obeys every rule: ``(..., 9)`` bool. An odd-one-out puzzle has one answer when exactly one
+    is true.
+
+    Each rule reads one column of a panel, so a replacement exists when, column by column, some
+    value of that column makes its rule hold: 15 values at most per panel, not all 405 panels.
+    """
+    panels = np.asarray(panels)
+    ok = np.ones(panels.shape[:-1], dtype=bool)
+    at = np.eye(9, dtype=bool)[:, None, :]  # (replaced panel, 1, panel)
+    for spec in rules:
+        column = COLUMN[spec["attribute"]]
+        values = _COLUMN_VALUES[column]
+        shape = (*panels.shape[:-2], 9, len(values), 9, 4)
+        alt = np.broadcast_to(panels[..., None, None, :, :], shape).copy()
+        alt[..., column] = np.where(at, values[:, None], alt[..., column])
+        ok &= matrix_satisfies([spec], alt).any(-1)
     return ok
 
 
@@ -262,7 +289,12 @@ def generate_matrices(
 
 
 def generate_odd_one_out(n: int, seed=0, *, exclude=()) -> PuzzleSet:
-    """``n`` odd-one-out puzzles: a matrix with one panel made to break its row's rule."""
+    """``n`` odd-one-out puzzles: a matrix with one panel made to break its row's rule.
+
+    The change is redrawn until the odd panel is the only panel whose replacement can make the
+    matrix obey every rule (:func:`odd_one_out_answers`); a change of type always is one (type
+    has no arithmetic rule), so the redraw ends.
+    """
     n, rng = _check_n(n), _as_rng(seed)
     exclude = _check_pairs(exclude)
     panels, answers, rules = [], [], []
@@ -270,11 +302,13 @@ def generate_odd_one_out(n: int, seed=0, *, exclude=()) -> PuzzleSet:
         spec = sample_rules(rng, exclude)
         m = matrix_from_rules(spec, rng)
         layout, odd = _layout_rule(spec), int(rng.integers(9))
+        only_odd = np.arange(9) == odd
         while True:
             what = _PERTURBED[rng.integers(len(_PERTURBED))]
             broken = m.copy()
             broken[odd] = _set(m[odd], what, _wrong_value(m[odd], what, layout, rng))
-            if not matrix_satisfies(spec, broken):
+            # only the odd panel replaceable: a rule broken (else all 9 are) and one answer
+            if np.array_equal(odd_one_out_answers(spec, broken), only_odd):
                 break
         panels.append(broken), answers.append(odd), rules.append(spec)
     empty = np.zeros((n, 0, 4), dtype=np.int64)
