@@ -16,7 +16,7 @@ array([1., 1., 1.])
 from icml25.fhbi.baselines import fit_deep_ensemble, fit_mc_dropout, mc_dropout_member_proba
 from icml25.fhbi.ensemble import ParticleEnsemble, fit
 from icml25.fhbi.kernels import median_bandwidth, rbf_function_kernel, rbf_parameter_kernel
-from icml25.fhbi.metrics import accuracy, diversity, ece, nll
+from icml25.fhbi.metrics import accuracy, diversity, ece, gradient_diversity, nll
 from icml25.fhbi.sharpness import TopEigen, top_hessian_eigenvalue
 from icml25.fhbi.steps import (
     KERNELS,
@@ -38,6 +38,7 @@ __all__ = [
     "fit",
     "fit_deep_ensemble",
     "fit_mc_dropout",
+    "gradient_diversity",
     "kernel_terms",
     "mc_dropout_member_proba",
     "median_bandwidth",

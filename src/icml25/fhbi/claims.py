@@ -5,7 +5,7 @@ declared grid by the validation NLL (never the test set); SVGD is FHBI with rho 
 initial particles, mini-batches, learning rate, steps and kernel.
 """
 
-from icml25.lab.claims import Claim
+from icml25.lab.claims import DIAGNOSTIC, Claim
 
 CLAIMS = (
     Claim(
@@ -45,15 +45,16 @@ CLAIMS = (
     ),
     Claim(
         "b2",
-        "Accuracy not lost: the largest over the 3 datasets of (mean accuracy SVGD - mean "
-        "accuracy FHBI), 5 seeds.",
-        "b_max_accuracy_drop",
-        "<=",
-        0.01,
-        paper_value="FHBI accuracy above SVGD",
-        source="issue 17 (CPU version of Table 1)",
-        replicates="accuracy_drop_svgd_minus_fhbi[dataset={group},seed=*]",
-        across="max",
+        "Accuracy no lower than SVGD's: per dataset, the mean over 5 seeds of the paired "
+        "difference test accuracy(FHBI) - test accuracy(SVGD) (same data, initial particles and "
+        "mini-batches; FHBI at its validation-chosen rho); the smallest over the 3 datasets.",
+        "b2_min_acc_gap_fhbi_minus_svgd",
+        ">=",
+        0.0,
+        paper_value="FHBI's accuracy above SVGD's (VTAB-1K average 73.7 vs 70.9)",
+        source="Table 1; issue 17 (CPU version of Table 1)",
+        replicates="b2_acc_gap[dataset={group},seed=*]",
+        across="min",
     ),
     Claim(
         "c",
@@ -68,13 +69,27 @@ CLAIMS = (
     ),
     Claim(
         "d",
-        "Diversity kept: the smallest over datasets of FHBI's particle diversity (mean pairwise "
-        "total-variation distance of the predicted class probabilities on test inputs, mean "
-        "over seeds) divided by SVGD's.",
-        "d_min_diversity_ratio_fhbi_over_svgd",
+        "Gradient diversity no lower than SVGD's: per dataset and seed, log(Delta_FHBI / "
+        "Delta_SVGD), with Delta = sum_i ||g_i||^2 / ||sum_i g_i||^2 the gradient diversity "
+        "(Yin et al., 2018) of the final particles' gradients g_i of the mean training "
+        "cross-entropy on the whole training set; mean over 5 seeds (paired: same data, initial "
+        "particles and mini-batches), the smallest over the 3 datasets.",
+        "d_min_log_grad_diversity_ratio",
         ">=",
-        0.8,
-        paper_value="FHBI keeps the particles' diversity",
+        0.0,
+        paper_value="FHBI's particles no less diverse in gradients than SVGD's (the issue's "
+        "reading of Fig. 4)",
         source="Fig. 4 (gradient diversity)",
+        replicates="d_log_grad_diversity_ratio[dataset={group},seed=*]",
+        across="min",
+    ),
+    Claim(
+        "why_d_predictions",
+        "Do FHBI's particles disagree in their test predictions as much as SVGD's? The "
+        "smallest over datasets of FHBI's prediction diversity (mean pairwise total-variation "
+        "distance of the predicted class probabilities on test inputs, mean over seeds) divided "
+        "by SVGD's.",
+        "d_min_diversity_ratio_fhbi_over_svgd",
+        kind=DIAGNOSTIC,
     ),
 )

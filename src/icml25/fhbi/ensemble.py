@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch.func import functional_call, vmap
+from torch.func import functional_call, grad, vmap
 
 from icml25.common.validate import check_int
 from icml25.fhbi.steps import check_kernel, check_positive, check_rho, fhbi_step
@@ -100,6 +100,10 @@ class ParticleEnsemble:
         """Each particle's mean cross-entropy on (X, y): (m,)."""
         with torch.no_grad():
             return vmap(self.loss_fn(X, y))(self.theta)
+
+    def gradients(self, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """Each particle's gradient of its mean cross-entropy on (X, y), at ``theta``: (m, d)."""
+        return vmap(grad(self.loss_fn(X, y)))(self.theta)
 
     def record(self, t: int, steps: int, every: int | None, X, y) -> None:
         """Record ``(t, mean training loss)`` every ``every`` steps, and at the end."""

@@ -5,10 +5,15 @@
 - ``ece``: expected calibration error with 15 equal-width confidence bins (Guo et al., 2017);
 - ``diversity``: mean over pairs i < j of members of the mean over test inputs of the total
   variation distance ``(1/2) sum_c |p_i(c | x) - p_j(c | x)|`` (0: identical functions, 1: at
-  most disjoint predictions).
+  most disjoint predictions);
+- ``gradient_diversity``: the gradient diversity of Yin et al. (2018, *Gradient Diversity: a Key
+  Ingredient for Scalable Distributed Learning*, AISTATS, Definition 1) taken over the
+  particles, ``sum_i ||g_i||^2 / ||sum_i g_i||^2`` for the particles' loss gradients g_i.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -39,3 +44,31 @@ def diversity(member_proba: np.ndarray) -> float:
         return 0.0
     tv = 0.5 * np.abs(member_proba[:, None] - member_proba[None]).sum(-1).mean(-1)  # (m, m)
     return float(tv[np.triu_indices(m, 1)].mean())
+
+
+def gradient_diversity(grads) -> float:
+    """Gradient diversity of m particles (Yin et al., 2018, Definition 1, over particles):
+
+        Delta = sum_i ||g_i||^2 / ||sum_i g_i||^2
+
+    with ``g_i`` the gradient of the loss at particle i. Since ``||sum_i g_i||^2 = sum_i ||g_i||^2
+    + sum_{i != j} <g_i, g_j>``, Delta is ``1/m`` when all gradients are equal, 1 when they are
+    pairwise orthogonal, and above 1 when they point against each other (it grows without bound
+    as their sum vanishes). It does not change when every gradient is scaled by one factor.
+
+    Shapes: grads (m, d), one row per particle; computed in float64.
+
+    Returns ``inf`` when the gradients sum to zero but are not all zero, and raises
+    ``ValueError`` when every gradient is zero (Delta is then undefined).
+    """
+    g = np.asarray(grads, dtype=np.float64)
+    if g.ndim != 2 or g.shape[0] < 1 or g.shape[1] < 1:
+        raise ValueError(f"grads must be an (m, d) array with m, d >= 1, got shape {g.shape}")
+    if not np.isfinite(g).all():
+        raise ValueError("grads must be finite (it has NaN or inf)")
+    own = float(np.einsum("md,md->", g, g))  # sum_i ||g_i||^2
+    total = g.sum(0)  # (d,)
+    together = float(total @ total)  # ||sum_i g_i||^2
+    if own == 0.0:
+        raise ValueError("grads are all zero: their gradient diversity is undefined")
+    return own / together if together > 0.0 else math.inf

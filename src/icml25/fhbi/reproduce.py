@@ -10,7 +10,10 @@ Cells:
 - ``test``: one method on one (dataset, seed), trained on the whole training set and scored on
   the test set: ``svgd`` (rho = 0), ``fhbi`` at every rho of the grid (only the chosen one enters
   the claims; the others draw sharpness against rho), ``ensemble`` (10 members, SGD),
-  ``ensemble_sam`` (10 SAM members, ``sam_rho``) and ``mc_dropout``.
+  ``ensemble_sam`` (10 SAM members, ``sam_rho``) and ``mc_dropout``. Every method but MC
+  dropout is also measured on the whole training set at its final particles: the largest
+  Hessian eigenvalue of each particle's loss (sharpness) and the particles' gradient diversity
+  (``metrics.gradient_diversity``).
 
 SVGD and FHBI share everything but rho: the initial particles and the mini-batches (from the
 cell's ``seed`` field, the replicate), the learning rate and its cosine schedule, the steps and
@@ -28,7 +31,7 @@ import torch
 from icml25.fhbi.baselines import fit_deep_ensemble, fit_mc_dropout, mc_dropout_member_proba
 from icml25.fhbi.data import DATASETS, load
 from icml25.fhbi.ensemble import ParticleEnsemble, fit
-from icml25.fhbi.metrics import accuracy, diversity, ece, nll
+from icml25.fhbi.metrics import accuracy, diversity, ece, gradient_diversity, nll
 from icml25.fhbi.reference import plain_sam_step, plain_svgd_step, set_flat_params
 from icml25.fhbi.sharpness import top_hessian_eigenvalue
 from icml25.fhbi.steps import fhbi_step
@@ -160,6 +163,7 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
             "sharpness": eig.values.numpy().astype(float),
             "power_converged": float(eig.converged),
             "power_iterations": float(eig.iterations),
+            "grad_diversity": gradient_diversity(ens.gradients(X, y).numpy()),
         }
     return out
 

@@ -79,23 +79,28 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     m["b_datasets_fhbi_nll_below_svgd"] = float(
         sum(mean("nll", d, "fhbi") < mean("nll", d, "svgd") for d in ds)
     )
-    m["b_max_accuracy_drop"] = max(
-        mean("accuracy", d, "svgd") - mean("accuracy", d, "fhbi") for d in ds
-    )
     m["c_datasets_fhbi_sharpness_below_svgd"] = float(
         sum(mean("sharpness", d, "fhbi") < mean("sharpness", d, "svgd") for d in ds)
     )
     m["d_min_diversity_ratio_fhbi_over_svgd"] = min(
         mean("diversity", d, "fhbi") / mean("diversity", d, "svgd") for d in ds
     )
+    b2_gaps, d_logs = [], []
     for d in ds:
         _paired(m, d, table[d, "svgd"], table[d, "fhbi"])
-        _accuracy_drops(m, d, results, chosen[d])
+        b2_gaps.append(_per_seed(m, "b2_acc_gap", d, results, chosen[d], _accuracy_gap))
+        d_logs.append(_per_seed(m, "d_log_grad_diversity_ratio", d, results, chosen[d], _log_gd))
+        m[f"d_grad_diversity_ratio_geomean_{d}"] = float(np.exp(d_logs[-1]))
+    m["b2_min_acc_gap_fhbi_minus_svgd"] = min(b2_gaps)
+    m["d_min_log_grad_diversity_ratio"] = min(d_logs)
     for d in ds:
         m[f"d_diversity_ratio_{d}"] = mean("diversity", d, "fhbi") / mean("diversity", d, "svgd")
         m[f"d_diversity_ratio_ensemble_sam_over_svgd_{d}"] = mean(
             "diversity", d, "ensemble_sam"
         ) / mean("diversity", d, "svgd")
+        m[f"d_grad_diversity_ratio_ensemble_sam_over_svgd_{d}"] = mean(
+            "grad_diversity", d, "ensemble_sam"
+        ) / mean("grad_diversity", d, "svgd")
     tested = [o for c, o in results if c["part"] == "test" and "power_converged" in o]
     m["c_power_iteration_converged_fraction"] = float(
         np.mean([o["power_converged"] for o in tested])
@@ -113,8 +118,11 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         "sharpness_vs_rho": "Largest Hessian eigenvalue of the training loss (mean over "
         "particles; mean and seed spread) against FHBI's rho; rho = 0 is SVGD; the circled "
         "point is the rho chosen on the validation split.",
-        "diversity": "Particle diversity (mean pairwise total-variation distance on test "
-        "inputs) per dataset; the dashed line is the deep ensemble of SAM members (reference).",
+        "diversity": "Top: gradient diversity of the final particles, sum_i ||g_i||^2 / "
+        "||sum_i g_i||^2 of their training-loss gradients (Yin et al., 2018; claim d). Bottom: "
+        "prediction diversity, the mean pairwise total-variation distance on test inputs "
+        "(diagnostic). One dot per seed, bar = mean; the dashed line is the deep ensemble of "
+        "SAM members (reference).",
         "training_loss": "Mean training loss of the particles during training (mean over "
         "seeds): the cosine step-size schedule brings it to a plateau by the end.",
     }
@@ -132,28 +140,41 @@ def _paired(m: dict, d: str, svgd: list[dict], fhbi: list[dict]) -> None:
     m[f"paired_seeds_fhbi_sharpness_below_svgd_{d}"] = float(sum(sharp))
 
 
-def _accuracy_drops(m: dict, d: str, results, rho: float) -> None:
-    """Per seed, the paired accuracy drop SVGD - FHBI (FHBI at the chosen rho): the replicates
-    of (b2), whose seed mean per dataset is ``accuracy_svgd_{d} - accuracy_fhbi_{d}``."""
-    acc = {
-        (c["method"], c["seed"]): o["accuracy"]
+def _accuracy_gap(svgd: dict, fhbi: dict) -> float:
+    """FHBI's test accuracy minus SVGD's on one seed."""
+    return fhbi["accuracy"] - svgd["accuracy"]
+
+
+def _log_gd(svgd: dict, fhbi: dict) -> float:
+    """``log(Delta_FHBI / Delta_SVGD)`` of the gradient diversities on one seed."""
+    return float(np.log(fhbi["grad_diversity"]) - np.log(svgd["grad_diversity"]))
+
+
+def _per_seed(m: dict, name: str, d: str, results, rho: float, paired) -> float:
+    """Per seed, ``paired(svgd, fhbi)`` on the same data, initial particles and batches (FHBI at
+    the chosen rho), recorded as ``name[dataset=d,seed=s]``: the replicates of a claim. Returns
+    their mean over seeds."""
+    runs = {
+        (c["method"], c["seed"]): o
         for c, o in results
         if c["part"] == "test"
         and c["dataset"] == d
         and (c["method"] == "svgd" or (c["method"] == "fhbi" and c["rho"] == rho))
     }
-    for s in sorted({s for _, s in acc}):
-        m[f"accuracy_drop_svgd_minus_fhbi[dataset={d},seed={s}]"] = float(
-            acc["svgd", s] - acc["fhbi", s]
-        )
+    values = []
+    for s in sorted({s for _, s in runs}):
+        values.append(float(paired(runs["svgd", s], runs["fhbi", s])))
+        m[f"{name}[dataset={d},seed={s}]"] = values[-1]
+    return float(np.mean(values))
 
 
 def _record(m: dict, key: str, runs: list[dict]) -> None:
     if not runs:
         return
-    for name in ("nll", "accuracy", "ece", "diversity"):
-        m[f"{name}_{key}"] = float(np.mean([o[name] for o in runs]))
-        m[f"{name}_sd_{key}"] = float(np.std([o[name] for o in runs]))
+    for name in ("nll", "accuracy", "ece", "diversity", "grad_diversity"):
+        if name in runs[0]:
+            m[f"{name}_{key}"] = float(np.mean([o[name] for o in runs]))
+            m[f"{name}_sd_{key}"] = float(np.std([o[name] for o in runs]))
     if "sharpness" in runs[0]:
         m[f"sharpness_{key}"] = float(np.mean([o["sharpness"].mean() for o in runs]))
     hist = np.mean([o["history"][:, 1] for o in runs], axis=0)  # (records,)
@@ -205,19 +226,25 @@ def _fig_sharpness(config: Config, results, chosen) -> Figure:
 
 
 def _fig_diversity(config: Config, table) -> Figure:
-    fig = Figure(figsize=(4 * len(config.datasets), 3.4))
-    axes = fig.subplots(1, len(config.datasets), squeeze=False)[0]
+    fig = Figure(figsize=(4 * len(config.datasets), 6.4))
+    axes = fig.subplots(2, len(config.datasets), squeeze=False)
     shown = ("svgd", "fhbi", "ensemble")
-    for ax, d in zip(axes, config.datasets, strict=True):
-        for i, method in enumerate(shown):
-            vals = [o["diversity"] for o in table[d, method]]
-            ax.bar(i, np.mean(vals), yerr=np.std(vals), color=f"C{i}", alpha=0.6)
-        ref = np.mean([o["diversity"] for o in table[d, "ensemble_sam"]])
-        ax.axhline(ref, color="k", linestyle="--", label=LABELS["ensemble_sam"])
-        ax.set_xticks(range(len(shown)), [LABELS[k] for k in shown], fontsize=8)
-        ax.set_ylabel("mean pairwise TV distance")
-        ax.set_title(d, fontsize=9)
-        ax.legend(fontsize=7)
+    rows = (
+        ("grad_diversity", "gradient diversity (Yin et al.)"),
+        ("diversity", "mean pairwise TV distance"),
+    )
+    for row, (key, label) in enumerate(rows):
+        for ax, d in zip(axes[row], config.datasets, strict=True):
+            for i, method in enumerate(shown):
+                vals = [o[key] for o in table[d, method]]
+                ax.bar(i, np.mean(vals), color=f"C{i}", alpha=0.6)
+                ax.plot(np.full(len(vals), i), vals, "k.", markersize=4)
+            ref = np.mean([o[key] for o in table[d, "ensemble_sam"]])
+            ax.axhline(ref, color="k", linestyle="--", label=LABELS["ensemble_sam"])
+            ax.set_xticks(range(len(shown)), [LABELS[k] for k in shown], fontsize=8)
+            ax.set_ylabel(label)
+            ax.set_title(d, fontsize=9)
+            ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
 
