@@ -34,9 +34,17 @@ def test_smoke_analytic_model(smoke):
     solver = [m[f"loss_solver_order_r{r:.1f}"] for r in ratios]
     rand = [m[f"loss_random_order_r{r:.1f}"] for r in ratios]
     assert np.allclose(solver, 0.0) and rand[-1] > rand[0]
-    verdicts = {c["id"]: c["verdict"] for c in summary["claims"]}
-    assert verdicts["a"] == verdicts["b"] == verdicts["f"] == "reproduced"
-    assert verdicts["e"] == "holds"
+    # one model at smoke: (a), (b), (f) lie on the claimed side, their intervals unbounded
+    claims = {c["id"]: c for c in summary["claims"]}
+    for cid in ("a", "b", "f"):
+        claim = claims[cid]
+        assert claim["verdict"] == "inconclusive" and claim["interval"]["n"] == [1], cid
+        assert (
+            claim["measured"] >= claim["threshold"]
+            if claim["comparison"] == ">="
+            else (claim["measured"] <= claim["threshold"])
+        ), cid
+    assert claims["e"]["verdict"] == "holds"
 
 
 def test_which_declarations_are_checks():

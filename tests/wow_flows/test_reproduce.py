@@ -25,4 +25,10 @@ def test_smoke_run_measures_every_claim(smoke):
 
 def test_which_declarations_are_checks_and_diagnostics():
     assert [c.id for c in CLAIMS if c.kind == "check"] == []
-    assert [c.id for c in CLAIMS if c.kind == "diagnostic"] == ["a_plateau"]
+    assert [c.id for c in CLAIMS if c.kind == "diagnostic"] == [
+        "a_plateau",
+        "b_vs_unflowed",
+        "why_b_no_more_than_shots",
+        "why_b_collapse",
+        "c_vs_class_means",
+    ]
