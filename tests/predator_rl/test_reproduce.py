@@ -1,4 +1,3 @@
-import numpy as np
 
 import icml25.predator_rl.reproduce as rp
 from icml25.lab.claims import NOT_MEASURED

@@ -10,10 +10,16 @@ trains a rank-r residual; the feature space stays high-ranked.
 11
 """
 
+from icml25.effort_aigi.convergence import ConvergenceRule
 from icml25.effort_aigi.data import GENERATORS, digits, quantise
 from icml25.effort_aigi.detect import METHODS, Detector, build_detector, fine_tune
 from icml25.effort_aigi.lora import LoRALinear, apply_lora
-from icml25.effort_aigi.rank import effective_rank, feature_spectrum
+from icml25.effort_aigi.rank import (
+    effective_rank,
+    entropy_effective_rank,
+    feature_spectrum,
+    pca_rank,
+)
 from icml25.effort_aigi.svd_residual import (
     SVDResidualLinear,
     apply_effort,
@@ -27,6 +33,7 @@ from icml25.effort_aigi.vit import TinyViT
 __all__ = [
     "GENERATORS",
     "METHODS",
+    "ConvergenceRule",
     "Detector",
     "LoRALinear",
     "SVDResidualLinear",
@@ -39,8 +46,10 @@ __all__ = [
     "effective_rank",
     "effort_layers",
     "effort_regularizer",
+    "entropy_effective_rank",
     "feature_spectrum",
     "fine_tune",
+    "pca_rank",
     "quantise",
     "select_linears",
 ]

@@ -8,7 +8,9 @@ Yan et al., ICML 2025, Tables 1-3 and Section 4):
   projections, the rest frozen, and the head.
 
 Loss: binary cross-entropy on balanced batches (half real, half fake); Adam with weight decay
-5e-4 as in the official configuration (``effort.yaml``), the same learning rate for all three.
+5e-4 as in the official configuration (``effort.yaml``), the same learning rate for all three;
+a fixed number of steps, or until a :class:`~icml25.effort_aigi.convergence.ConvergenceRule`
+says the training loss has stopped falling.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from icml25.common.validate import check_int
+from icml25.effort_aigi.convergence import ConvergenceRule
 from icml25.effort_aigi.lora import apply_lora
 from icml25.effort_aigi.svd_residual import apply_effort
 from icml25.effort_aigi.vit import TinyViT
@@ -90,22 +93,28 @@ def fine_tune(
     real: np.ndarray,
     fake: np.ndarray,
     *,
-    steps: int,
     lr: float,
     seed: int,
     batch: int = 64,
+    steps: int | None = None,
+    rule: ConvergenceRule | None = None,
 ) -> np.ndarray:
     """Train the detector's trainable parameters on balanced batches (``batch / 2`` real and
-    ``batch / 2`` fake images); returns the loss per step (steps,)."""
-    steps = check_int("steps", steps, minimum=1)
+    ``batch / 2`` fake images) for ``steps`` steps, or until ``rule`` stops it (one of the two);
+    returns the loss per step taken (steps taken,)."""
+    if (steps is None) == (rule is None):
+        raise ValueError("give exactly one of steps (a fixed budget) and rule (a stopping rule)")
+    if rule is not None and not isinstance(rule, ConvergenceRule):
+        raise TypeError(f"rule must be a ConvergenceRule, got {type(rule).__name__}")
+    cap = rule.max_steps if rule is not None else check_int("steps", steps, minimum=1)
     half = check_int("batch", batch, minimum=2) // 2
     xr, xf = torch.as_tensor(real), torch.as_tensor(fake)
     params = [p for p in detector.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=lr, weight_decay=5e-4)
     gen = torch.Generator().manual_seed(seed)
     target = torch.cat([torch.zeros(half), torch.ones(half)])
-    losses = np.empty(steps)
-    for i in range(steps):
+    losses = np.empty(cap)
+    for i in range(cap):
         batch = torch.cat(
             [
                 xr[torch.randint(len(xr), (half,), generator=gen)],
@@ -117,6 +126,8 @@ def fine_tune(
         loss.backward()
         opt.step()
         losses[i] = loss.item()
+        if rule is not None and rule.stop(losses[: i + 1]):
+            return losses[: i + 1].copy()
     return losses
 
 

@@ -1,16 +1,19 @@
 """Reproduction: Effort's orthogonal rank-1 residual generalises to unseen generators better than
 full fine-tuning and LoRA, and keeps the feature space higher-ranked (Yan et al., ICML 2025).
 
-One cell per seed. Every cell builds the same world from ``Config.data_seed``: the digits split
-into a generator/pre-training set (A), a detector training set of reals (B) and a test set of
-reals (C); a small ViT pre-trained on A to classify digits (our stand-in for the vision foundation
-model); three generators trained on A (the shared DDPM, loaded from its disk cache after the first
-cell; a VAE; a PCA-Gaussian). The cell's seed draws the fakes and the fine-tuning: for each
-training generator and each method (full, LoRA, Effort), a detector is fine-tuned on B against
-that generator's fakes and scored on C against fresh fakes of every generator (AUC), and the
-effective rank of its features on the whole test set is measured. The cell also measures the
-check (c): Effort's adapted backbone against the original at initialisation, and whether any
-non-residual parameter moved during Effort's fine-tuning.
+One cell per seed, and one probe cell at a larger learning rate. Every cell builds the same world
+from ``Config.data_seed``: the digits split into a generator/pre-training set (A), a detector
+training set of reals (B) and a test set of reals (C); a small ViT pre-trained on A to classify
+digits (our stand-in for the vision foundation model); three generators trained on A (the shared
+DDPM, loaded from its disk cache after the first cell; a VAE; a PCA-Gaussian). The cell's seed
+draws the fakes and the fine-tuning: for each training generator and each method (full, LoRA,
+Effort), a detector is fine-tuned on B against that generator's fakes until the convergence rule
+(:class:`~icml25.effort_aigi.convergence.ConvergenceRule`, ``Config.rule``) stops it, then scored
+on C against fresh fakes of every generator (AUC), and the effective rank of its features on the
+whole test set is measured (Roy & Vetterli's entropy rank, and the official PCA-90% count). The
+seed cells also measure the check (c): Effort's adapted backbone against the original at
+initialisation, and whether any non-residual parameter moved during Effort's fine-tuning. The
+probe cell (``{"seed": 0, "ft_lr": Config.probe_lr}``) does the same at the probe's learning rate.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
+from icml25.effort_aigi.convergence import ConvergenceRule
 from icml25.effort_aigi.data import GENERATORS, digits, reconstruction_mse, train_generators
 from icml25.effort_aigi.detect import (
     METHODS,
@@ -31,7 +35,7 @@ from icml25.effort_aigi.detect import (
     pretrain_backbone,
     scores_and_features,
 )
-from icml25.effort_aigi.rank import effective_rank, feature_spectrum
+from icml25.effort_aigi.rank import entropy_effective_rank, feature_spectrum, pca_rank
 from icml25.effort_aigi.svd_residual import RESIDUAL_NAMES, count_trainable, effort_layers
 
 CELL_THREADS = 1
@@ -57,12 +61,25 @@ class Config:
     pretrain_lr: float = 2e-3
     seeds: int = 3
     train_generators: tuple[str, ...] = GENERATORS
-    ft_steps: int = 600  # Adam steps of each fine-tuning, the same for all three methods
+    # every fine-tuning runs until its smoothed loss (mean of the last ft_window steps) fell by at
+    # most ft_rtol of itself + ft_atol over one window, checked every ft_every steps, or to the cap
+    ft_window: int = 200
+    ft_every: int = 50
+    ft_rtol: float = 0.02
+    ft_atol: float = 0.002  # nats of BCE, against ln 2 = 0.69 at chance
+    ft_max_steps: int = 2000
     ft_batch: int = 64  # half real, half fake
     ft_lr: float = 1e-3
+    probe_lr: float = 1e-2  # the probe cell: one seed, all methods, this learning rate
     rank: int = 1
     n_fake_test: int = 397  # as many fakes per generator as test reals
     timing: bool = True  # wall-clock measurements (off at smoke: they never repeat)
+
+    @property
+    def rule(self) -> ConvergenceRule:
+        return ConvergenceRule(
+            self.ft_window, self.ft_every, self.ft_rtol, self.ft_atol, self.ft_max_steps
+        )
 
 
 SCALES = {
@@ -78,7 +95,9 @@ SCALES = {
         heads=2,
         pretrain_steps=40,
         seeds=1,
-        ft_steps=25,
+        ft_window=10,
+        ft_every=5,
+        ft_max_steps=40,
         n_fake_test=100,
         timing=False,
     ),
@@ -92,13 +111,14 @@ SCALES = {
         depth=6,
         pretrain_steps=5000,
         seeds=5,
-        ft_steps=1000,
+        ft_max_steps=5000,
     ),
 }
 
 
 def cells(config: Config) -> list[dict]:
-    return [{"seed": s} for s in range(config.seeds)]
+    """One cell per seed at ``ft_lr``, then the probe cell at ``probe_lr``."""
+    return [{"seed": s} for s in range(config.seeds)] + [{"seed": 0, "ft_lr": config.probe_lr}]
 
 
 @lru_cache(maxsize=2)
@@ -132,6 +152,8 @@ def _world(config: Config):
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
     real_train, real_test, backbone, gens, info = _world(config)
     out = dict(info)
+    lr = float(cell.get("ft_lr", config.ft_lr))
+    rule = config.rule
     draws = np.random.SeedSequence(seed).generate_state(2 * len(GENERATORS) + 1)
     fake_train = {
         g: gens.sample(g, len(real_train), int(draws[i])) for i, g in enumerate(GENERATORS)
@@ -151,8 +173,8 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     _, feats0 = scores_and_features(original, test)
     _, feats_init = scores_and_features(adapted, test)
     out["init_max_abs_diff"] = float(np.abs(feats_init - feats0).max())
-    out["pretrained_erank"] = effective_rank(feats0)
-    out["pretrained_erank_entropy"] = effective_rank(feats0, "entropy")
+    out["pretrained_entropy_erank"] = entropy_effective_rank(feats0)
+    out["pretrained_pca90_rank"] = pca_rank(feats0)
     out["pretrained_spectrum"] = feature_spectrum(feats0)
 
     runs = {}
@@ -169,10 +191,10 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
                 det,
                 real_train,
                 fake_train[g],
-                steps=config.ft_steps,
-                lr=config.ft_lr,
+                lr=lr,
                 seed=ft_seed,
                 batch=config.ft_batch,
+                rule=rule,
             )
             seconds = time.perf_counter() - begin
             scores, feats = scores_and_features(det, test)
@@ -190,22 +212,18 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
             )
             runs[f"{g}/{method}"] = {
                 "auc": aucs,
-                "erank": effective_rank(feats),
-                "erank_entropy": effective_rank(feats, "entropy"),
+                "entropy_erank": entropy_effective_rank(feats),
+                "pca90_rank": pca_rank(feats),
                 "spectrum": feature_spectrum(feats),
                 "trainable": count_trainable(det.backbone),
                 "frozen_max_change": moved,
                 "residual_layers": len(effort_layers(det)),
-                "final_loss": float(np.mean(losses[-max(1, len(losses) // 10) :])),
-                "loss_change_last_quarter": _plateau(losses),
+                "steps": len(losses),
+                "converged": rule.met(losses),
+                "loss_rel_change": rule.relative_change(losses),
+                "final_loss": float(losses[-rule.window :].mean()),
                 "losses": losses,
                 "seconds": seconds,
             }
     out["runs"] = runs
     return out
-
-
-def _plateau(losses: np.ndarray) -> float:
-    """Relative change of the mean loss from the third to the last quarter of training."""
-    q = max(1, len(losses) // 4)
-    return float(1 - losses[-q:].mean() / losses[-2 * q : -q].mean())

@@ -26,52 +26,97 @@ def _mean(outs: list[dict], *path) -> float:
     return float(np.mean(values))
 
 
-def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
-    outs = [o for _, o in results]
-    m: dict[str, float] = {}
-    unseen, seen, erank = {}, {}, {}
+def _per_run(config: Config, outs: list[dict], m: dict, prefix: str = "") -> dict:
+    """The per-(generator, method) means over ``outs`` into ``m`` (keys prefixed by
+    ``prefix``); returns ``{"g/method": unseen AUC}``."""
+    unseen = {}
     for g in config.train_generators:
         others = [h for h in GENERATORS if h != g]
         for method in METHODS:
-            key = f"{g}/{method}"
+            key, tag = f"{g}/{method}", f"train_{g}_{method}"
             for h in GENERATORS:
-                m[f"auc_train_{g}_{method}_test_{h}"] = _mean(outs, "runs", key, "auc", h)
-            unseen[key] = float(np.mean([m[f"auc_train_{g}_{method}_test_{h}"] for h in others]))
-            seen[key] = m[f"auc_train_{g}_{method}_test_{g}"]
-            erank[key] = _mean(outs, "runs", key, "erank")
-            m[f"unseen_auc_train_{g}_{method}"] = unseen[key]
-            m[f"erank_train_{g}_{method}"] = erank[key]
-            m[f"erank_entropy_train_{g}_{method}"] = _mean(outs, "runs", key, "erank_entropy")
-            m[f"final_loss_train_{g}_{method}"] = _mean(outs, "runs", key, "final_loss")
-        best = max(unseen[f"{g}/full"], unseen[f"{g}/lora"])
-        m[f"a_margin_train_{g}"] = unseen[f"{g}/effort"] - best
-        m[f"b_erank_gap_train_{g}"] = erank[f"{g}/effort"] - erank[f"{g}/full"]
-        for c, o in results:
-            runs, k = o["runs"], c["seed"]
+                m[f"{prefix}auc_{tag}_test_{h}"] = _mean(outs, "runs", key, "auc", h)
+            unseen[key] = float(np.mean([m[f"{prefix}auc_{tag}_test_{h}"] for h in others]))
+            m[f"{prefix}unseen_auc_{tag}"] = unseen[key]
+            for name in ("entropy_erank", "pca90_rank", "final_loss", "steps", "loss_rel_change"):
+                m[f"{prefix}{name}_{tag}"] = _mean(outs, "runs", key, name)
+            m[f"{prefix}converged_share_{tag}"] = _mean(outs, "runs", key, "converged")
+    return unseen
+
+
+def _min_margin(config: Config, m: dict, unseen: dict, prefix: str = "") -> None:
+    """(a)'s and (b)'s metrics from the per-(generator, method) means of ``_per_run``."""
+    gs = config.train_generators
+    for g in gs:
+        m[f"{prefix}a_margin_train_{g}"] = unseen[f"{g}/effort"] - max(
+            unseen[f"{g}/full"], unseen[f"{g}/lora"]
+        )
+        for name in ("entropy_erank", "pca90_rank"):
+            m[f"{prefix}b_{name}_gap_train_{g}"] = (
+                m[f"{prefix}{name}_train_{g}_effort"] - m[f"{prefix}{name}_train_{g}_full"]
+            )
+    m[f"{prefix}a_min_margin"] = min(m[f"{prefix}a_margin_train_{g}"] for g in gs)
+    for name in ("entropy_erank", "pca90_rank"):
+        m[f"{prefix}b_min_{name}_gap"] = min(m[f"{prefix}b_{name}_gap_train_{g}"] for g in gs)
+
+
+def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
+    main = [(c, o) for c, o in results if "ft_lr" not in c]  # the seeds, at ft_lr
+    probe = [o for c, o in results if "ft_lr" in c]  # the probe cell, at probe_lr
+    outs = [o for _, o in main]
+    gs = config.train_generators
+    m: dict[str, float] = {}
+    unseen = _per_run(config, outs, m)
+    _min_margin(config, m, unseen)
+    for c, o in main:
+        runs, k = o["runs"], c["seed"]
+        for g in gs:
+            others = [h for h in GENERATORS if h != g]
             effort = np.mean([runs[f"{g}/effort"]["auc"][h] for h in others])
             for rival in ("full", "lora"):
                 m[f"a_margin[vs={g}/{rival},seed={k}]"] = float(
                     effort - np.mean([runs[f"{g}/{rival}"]["auc"][h] for h in others])
                 )
-            m[f"b_erank_gap[train={g},seed={k}]"] = float(
-                runs[f"{g}/effort"]["erank"] - runs[f"{g}/full"]["erank"]
-            )
-    gs = config.train_generators
-    m["a_min_margin"] = min(m[f"a_margin_train_{g}"] for g in gs)
-    m["b_min_erank_gap"] = min(m[f"b_erank_gap_train_{g}"] for g in gs)
+            for name in ("entropy_erank", "pca90_rank"):
+                m[f"b_{name}_gap[train={g},seed={k}]"] = float(
+                    runs[f"{g}/effort"][name] - runs[f"{g}/full"][name]
+                )
+            for method in METHODS:
+                run = runs[f"{g}/{method}"]
+                m[f"ft_steps[train={g},method={method},seed={k}]"] = float(run["steps"])
+                m[f"ft_converged[train={g},method={method},seed={k}]"] = float(run["converged"])
     for method in METHODS:
+        per_g = {
+            name: [m[f"{name}_train_{g}_{method}"] for g in gs]
+            for name in ("entropy_erank", "pca90_rank", "steps", "converged_share", "final_loss")
+        }
         m[f"unseen_auc_mean_{method}"] = float(np.mean([unseen[f"{g}/{method}"] for g in gs]))
-        m[f"seen_auc_mean_{method}"] = float(np.mean([seen[f"{g}/{method}"] for g in gs]))
-        m[f"erank_mean_{method}"] = float(np.mean([erank[f"{g}/{method}"] for g in gs]))
+        m[f"seen_auc_mean_{method}"] = float(
+            np.mean([m[f"auc_train_{g}_{method}_test_{g}"] for g in gs])
+        )
         m[f"seen_minus_unseen_auc_{method}"] = (
             m[f"seen_auc_mean_{method}"] - m[f"unseen_auc_mean_{method}"]
         )
-        m[f"loss_change_last_quarter_{method}"] = float(
-            np.mean([_mean(outs, "runs", f"{g}/{method}", "loss_change_last_quarter") for g in gs])
-        )
+        for name, values in per_g.items():
+            m[f"{name}_mean_{method}"] = float(np.mean(values))
         m[f"trainable_{method}"] = float(outs[0]["runs"][f"{gs[0]}/{method}"]["trainable"])
-    m["pretrained_erank"] = _mean(outs, "pretrained_erank")
-    m["pretrained_erank_entropy"] = _mean(outs, "pretrained_erank_entropy")
+
+    # convergence: the rule's last-window relative fall of the adapters, and who met the rule
+    every_run = [o["runs"][f"{g}/{method}"] for o in outs for g in gs for method in METHODS]
+    m["conv_worst_rel_change_adapters"] = float(
+        max(
+            o["runs"][f"{g}/{method}"]["loss_rel_change"]
+            for o in outs
+            for g in gs
+            for method in ("lora", "effort")
+        )
+    )
+    m["conv_worst_rel_change_all"] = float(max(r["loss_rel_change"] for r in every_run))
+    m["conv_share_met"] = float(np.mean([r["converged"] for r in every_run]))
+    m["conv_max_steps_used"] = float(max(r["steps"] for r in every_run))
+
+    m["pretrained_entropy_erank"] = _mean(outs, "pretrained_entropy_erank")
+    m["pretrained_pca90_rank"] = _mean(outs, "pretrained_pca90_rank")
     m["pretrain_test_accuracy"] = outs[0]["pretrain_test_accuracy"]
     m["ddpm_final_loss"] = outs[0]["ddpm_final_loss"]
     m["vae_reconstruction_mse"] = outs[0]["vae_reconstruction_mse"]
@@ -79,6 +124,22 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     m["c_frozen_max_change"] = max(
         o["runs"][f"{g}/effort"]["frozen_max_change"] for o in outs for g in gs
     )
+
+    # the probe at probe_lr (one seed): does full fine-tuning collapse, and what of (a) and (b)
+    p = "lr_probe_"
+    probe_unseen = _per_run(config, probe, m, p)
+    _min_margin(config, m, probe_unseen, p)
+    m[f"{p}full_entropy_erank_ratio"] = float(
+        np.mean([m[f"{p}entropy_erank_train_{g}_full"] for g in gs]) / m["pretrained_entropy_erank"]
+    )
+    m[f"{p}full_pca90_rank_mean"] = float(np.mean([m[f"{p}pca90_rank_train_{g}_full"] for g in gs]))
+    probe_runs = [o["runs"][f"{g}/{method}"] for o in probe for g in gs for method in METHODS]
+    m[f"{p}conv_share_met"] = float(np.mean([r["converged"] for r in probe_runs]))
+    for method in METHODS:
+        m[f"{p}unseen_auc_mean_{method}"] = float(
+            np.mean([probe_unseen[f"{g}/{method}"] for g in gs])
+        )
+
     if config.timing:
         m["ddpm_train_seconds"] = outs[0]["ddpm_train_seconds"]
         m["pretrain_seconds"] = outs[0]["pretrain_seconds"]
@@ -98,7 +159,9 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         "feature_spectra": "Explained-variance spectrum of the test-set features, before "
         "(pre-trained backbone) and after fine-tuning, mean over seeds.",
         "samples": "Real digits and quantised fakes of the three generators.",
-        "training_curves": "Fine-tuning loss per step (mean over seeds) and the DDPM's loss.",
+        "training_curves": "Fine-tuning loss per step, one line per seed, smoothed over the "
+        "convergence rule's window; a dot where the rule stopped the run, a cross where the "
+        "step cap did; and the DDPM's loss.",
     }
     return Summary(m, figures, captions)
 
@@ -165,17 +228,33 @@ def _fig_samples(out: dict) -> Figure:
     return fig
 
 
+def _smooth(x: np.ndarray, window: int) -> np.ndarray:
+    """Trailing mean over ``window`` steps (fewer at the start): the rule's smoothed loss."""
+    c = np.cumsum(np.r_[0.0, x])
+    lo = np.maximum(np.arange(1, len(x) + 1) - window, 0)
+    return (c[1:] - c[lo]) / (np.arange(1, len(x) + 1) - lo)
+
+
 def _fig_curves(config: Config, outs: list[dict]) -> Figure:
     gs = config.train_generators
     fig = Figure(figsize=(4 * (len(gs) + 1), 3.2))
     axes = fig.subplots(1, len(gs) + 1)
     for ax, g in zip(axes, gs, strict=False):
         for method in METHODS:
-            curve = np.mean([o["runs"][f"{g}/{method}"]["losses"] for o in outs], axis=0)
-            ax.plot(curve, color=COLORS[method], label=method, lw=0.8)
+            for i, o in enumerate(outs):
+                run = o["runs"][f"{g}/{method}"]
+                curve = _smooth(np.asarray(run["losses"]), config.ft_window)
+                ax.plot(curve, color=COLORS[method], label=method if i == 0 else None, lw=0.8)
+                ax.plot(
+                    len(curve) - 1,
+                    curve[-1],
+                    "o" if run["converged"] else "x",
+                    color=COLORS[method],
+                    ms=4,
+                )
         ax.set_title(f"fine-tuning on {g}")
         ax.set_xlabel("step")
-    axes[0].set_ylabel("BCE loss")
+    axes[0].set_ylabel(f"BCE loss (mean of the last {config.ft_window} steps)")
     axes[0].legend(fontsize=8)
     axes[-1].plot(outs[0]["ddpm_losses"], lw=0.5)
     axes[-1].set_title("DDPM training loss")
