@@ -1,4 +1,3 @@
-
 import icml25.predator_rl.reproduce as rp
 from icml25.lab.claims import NOT_MEASURED
 from icml25.predator_rl.claims import CLAIMS
