@@ -84,28 +84,22 @@ def _summarize_transfer(config, results, m, figures, captions) -> None:
         for arm in arms:
             m[f"b_acc_{arm}_k{k}"] = float(acc[arm].mean())
             curves[arm].append((acc[arm].mean(), acc[arm].std()))
-        m[f"b_gain_points_k{k}"] = float(100 * (acc["flowed"] - acc["unflowed"]).mean())
-        for c, o in rows:  # the replicates of b_gain_points_k{k}: one per seed
-            if c["shots"] == k:
-                m[f"b_gain_points_k{k}[rep={c['rep']}]"] = float(
-                    100 * (o["acc_flowed"] - o["acc_unflowed"])
+        reps = [c["rep"] for c, _ in rows if c["shots"] == k]  # the order of ``outs``
+        gaps = {  # name -> (arm, arm it is compared with, per-seed replicates stored)
+            "b_gain_points": ("flowed", "unflowed", True),
+            "b_gain_with_shots_points": ("flowed_shots", "unflowed_shots", False),
+            "b_paper_gain_points": ("flowed_shots", "shots_only", True),
+            "b_flowed_minus_shots_only_points": ("flowed", "shots_only", False),
+        }
+        for name, (arm, base, per_seed) in gaps.items():
+            diff = 100 * (acc[arm] - acc[base])  # (seeds,) in points
+            m[f"{name}_k{k}"] = float(diff.mean())
+            if per_seed:
+                m.update(
+                    {f"{name}_k{k}[rep={r}]": float(d) for r, d in zip(reps, diff, strict=True)}
                 )
         m[f"b_gain_points_min_over_seeds_k{k}"] = float(
             100 * (acc["flowed"] - acc["unflowed"]).min()
-        )
-        m[f"b_gain_with_shots_points_k{k}"] = float(
-            100 * (acc["flowed_shots"] - acc["unflowed_shots"]).mean()
-        )
-        m[f"b_paper_gain_points_k{k}"] = float(
-            100 * (acc["flowed_shots"] - acc["shots_only"]).mean()
-        )
-        for c, o in rows:  # the replicates of b_paper_gain_points_k{k}: one per seed
-            if c["shots"] == k:
-                m[f"b_paper_gain_points_k{k}[rep={c['rep']}]"] = float(
-                    100 * (o["acc_flowed_shots"] - o["acc_shots_only"])
-                )
-        m[f"b_flowed_minus_shots_only_points_k{k}"] = float(
-            100 * (acc["flowed"] - acc["shots_only"]).mean()
         )
         m[f"b_nn_shot_distance_flowed_over_test_k{k}"] = float(
             np.mean([o["nn_shot_distance_flowed"] / o["nn_shot_distance_test"] for o in outs])
