@@ -3,7 +3,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+import types
 import warnings
 from pathlib import Path
 
@@ -279,7 +281,6 @@ def test_bad_arguments_name_themselves(tmp_path, kwargs, word):
 
 
 def test_cell_threads_limit_a_cell_and_are_restored(monkeypatch):
-    import types
 
     import torch
     from threadpoolctl import threadpool_info
@@ -294,7 +295,7 @@ def test_cell_threads_limit_a_cell_and_are_restored(monkeypatch):
     torch.set_num_threads(2)
     try:
         code = runner._worker_fingerprint("fakepaper")
-        _, _, record = runner._execute("fakepaper", 0, None, {}, 0, code, None)
+        _, _, record = runner._execute("fakepaper", 0, None, {}, 0, code, None, None)
         assert record["status"] == "ok", record
         assert record["output"] == {"torch": 1, "blas": 1}
         assert torch.get_num_threads() == 2  # restored after the cell
@@ -302,8 +303,60 @@ def test_cell_threads_limit_a_cell_and_are_restored(monkeypatch):
         torch.set_num_threads(1)
 
 
+def _hanging_paper(monkeypatch, timeout=None):
+    def run_cell(config, cell, seed):
+        if cell.get("hang"):
+            while True:  # Python that never returns
+                time.sleep(0.01)
+        return {"value": 1.0}
+
+    fake = types.ModuleType("icml25.fakepaper.reproduce")
+    fake.run_cell = run_cell
+    if timeout is not None:
+        fake.CELL_TIMEOUT_S = timeout
+    monkeypatch.setitem(sys.modules, "icml25.fakepaper.reproduce", fake)
+    return runner._worker_fingerprint("fakepaper")
+
+
+@pytest.mark.parametrize("in_thread", [False, True])
+def test_a_cell_that_hangs_fails_at_its_time_limit(monkeypatch, in_thread):
+    """In the main thread (SIGALRM) and in a worker thread (dask, ray: an asynchronous
+    exception), a hanging cell becomes a failed record with the reason; a quick one is kept."""
+    code = _hanging_paper(monkeypatch)
+    outcome = {}
+
+    def call():
+        begin = time.perf_counter()
+        outcome["hang"] = runner._execute("fakepaper", 0, None, {"hang": 1}, 0, code, 0.3, None)
+        outcome["seconds"] = time.perf_counter() - begin
+        outcome["quick"] = runner._execute("fakepaper", 1, None, {}, 0, code, 0.3, None)
+
+    if in_thread:
+        worker = threading.Thread(target=call)
+        worker.start()
+        worker.join(30)
+    else:
+        call()
+    record = outcome["hang"][2]
+    assert record["status"] == "failed"
+    assert record["reason"] == "CellTimeout: the cell passed its 0.3 s time limit"
+    assert outcome["seconds"] < 10
+    assert outcome["quick"][2]["status"] == "ok"
+
+
+def test_a_module_time_limit_applies_without_the_runners(monkeypatch):
+    code = _hanging_paper(monkeypatch, timeout=0.2)
+    _, _, record = runner._execute("fakepaper", 0, None, {"hang": 1}, 0, code, None, None)
+    assert record["reason"] == "CellTimeout: the cell passed its 0.2 s time limit"
+
+
+def test_the_cell_time_limit_is_checked():
+    with pytest.raises(ValueError, match="cell_timeout_s"):
+        runner.run([SLUG], scale="smoke", cell_timeout_s=0)
+
+
 def test_a_worker_with_other_code_refuses_the_cell():
-    _, _, record = runner._execute(SLUG, 0, ipd.SCALES["smoke"], {}, 0, "0ld1nstall000", None)
+    _, _, record = runner._execute(SLUG, 0, ipd.SCALES["smoke"], {}, 0, "0ld1nstall000", None, None)
     assert record["status"] == "failed"
     assert "install the same icml25 on every worker" in record["reason"]
 

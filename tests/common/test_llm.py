@@ -271,3 +271,39 @@ def test_client_rejects_bad_options():
         LLMClient.from_endpoint("http://h/v1")
     with pytest.raises(ValueError, match="timeout_s"):
         LLMClient.from_endpoint(Endpoint("http://h/v1", "m"), timeout_s=0)
+
+
+def test_an_error_body_that_echoes_the_key_is_redacted():
+    """A proxy that quotes the Authorization header, whole or in part, in an error body: the
+    key reaches neither the error message nor anything built from it."""
+    for echo in (f"Authorization: Bearer {KEY}", f"key {KEY[:12]}... is invalid", KEY[5:17]):
+        answer = StubResponse(status=400, body=json.dumps({"error": echo}))
+        with StubServer(lambda body, answer=answer: answer) as server:
+            with pytest.raises(LLMError) as caught:
+                client_of(server, max_retries=0).chat(HELLO)
+        message = str(caught.value)
+        assert "[redacted]" in message and "HTTP 400" in message
+        assert not any(KEY[i : i + 8] in message for i in range(len(KEY) - 7))
+    malformed = StubResponse(status=200, body=f"<html>{KEY}</html>")
+    with StubServer(lambda body: malformed) as server:
+        with pytest.raises(LLMResponseError) as caught:
+            client_of(server, max_retries=0).chat(HELLO)
+    assert KEY not in str(caught.value) and "[redacted]" in str(caught.value)
+
+
+def test_a_redirect_is_not_followed_with_the_key():
+    with StubServer(lambda body: "captured") as elsewhere:
+        moved = StubResponse(status=302, headers={"location": f"{elsewhere.url}/chat/completions"})
+        with StubServer(lambda body: moved) as server:
+            with pytest.raises(LLMError, match="HTTP 302"):
+                client_of(server, max_retries=0).chat(HELLO)
+        assert elsewhere.requests == [] and elsewhere.headers == []
+
+
+def test_redact_removes_every_run_of_eight_characters_of_the_secret():
+    from icml25.common.llm import redact
+
+    assert redact("abc", "") == "abc"
+    assert redact("key=sk-0123456789abcdef end", "sk-0123456789abcdef") == "key=[redacted] end"
+    assert redact("tail 89abcdef!", "sk-0123456789abcdef") == "tail [redacted]!"
+    assert redact("short 89abcde", "sk-0123456789abcdef") == "short 89abcde"  # 7 characters

@@ -38,7 +38,13 @@ from icml25.autoadvexbench.defenses import (
 )
 from icml25.autoadvexbench.evaluate import BROKEN_RATIO, TOLERANCE, Evaluation, evaluate
 from icml25.autoadvexbench.llm_agent import SYSTEM_PROMPT, LLMAttacker, parse_tool_call
-from icml25.autoadvexbench.sandbox import Limits, RunResult, Sandbox, SandboxError
+from icml25.autoadvexbench.sandbox import (
+    Limits,
+    RunResult,
+    Sandbox,
+    SandboxError,
+    SandboxUnavailable,
+)
 from icml25.autoadvexbench.train import TrainConfig, train_defense
 
 __all__ = [
@@ -62,6 +68,7 @@ __all__ = [
     "RunResult",
     "Sandbox",
     "SandboxError",
+    "SandboxUnavailable",
     "ScriptedAttacker",
     "SmallCNN",
     "Task",

@@ -1,7 +1,11 @@
 """Launcher of one sandboxed Python run (started by ``sandbox.run_python``; standard library
-only, run by its path). Usage: ``python sandbox_guard.py FOLDER LOG_FD PRELOAD SCRIPT``.
+only, run by its path). Usage:
+``python sandbox_guard.py FOLDER LOG_FD BARRIER_FD PRELOAD REQUIRE SCRIPT``.
 
-In this order, it
+It forks. The parent is the run's init: it only waits for the child (reaping orphans, as the
+init of a PID namespace must), then writes the child's wait status as one JSON line
+``{"event": "exit", "status": ...}`` on BARRIER_FD and exits; in a PID namespace its exit makes
+the kernel kill every process left in the namespace. The child, in this order,
 
 1. applies the kernel barriers of ``sandbox_kernel.py`` that need one thread: Landlock (files
    only under FOLDER, reads only under the Python installation and the system's library
@@ -9,12 +13,16 @@ In this order, it
    ``/proc/<pid>/environ``);
 2. imports the comma-separated modules PRELOAD (numpy and torch for an attack: their import
    opens hundreds of library files and loads shared objects with ctypes);
-3. installs the seccomp filter on every thread (no ``execve``, no sockets, no ptrace);
-4. installs a PEP 578 audit hook and runs SCRIPT with FOLDER as working directory.
+3. drops every capability and installs the seccomp filter on every thread;
+4. records each barrier applied, or missing because the kernel lacks it, as one JSON line
+   ``{"event": "barrier" | "barrier-missing", ...}`` on BARRIER_FD; with REQUIRE = 1 a missing
+   barrier ends the run here, with exit code 97, before any of SCRIPT runs;
+5. closes BARRIER_FD (so nothing SCRIPT does can write to it: the record of the barriers is
+   the harness's, not the sandboxed code's), installs a PEP 578 audit hook and runs SCRIPT
+   with FOLDER as working directory.
 
-Each barrier applied, or missing because the kernel lacks it, is recorded as one JSON line
-``{"event": "barrier" | "barrier-missing", ...}`` on the inherited descriptor LOG_FD. From then
-on the hook refuses, by raising ``PermissionError``, and records as one JSON line on LOG_FD:
+From then on the hook refuses, by raising ``PermissionError``, and records as one JSON line on
+LOG_FD:
 
 - opening a file outside FOLDER for writing, or for reading outside FOLDER, the Python
   installation (``sys.prefix``, ``sys.base_prefix``), this file's folder (the harness's source,
@@ -28,10 +36,13 @@ on the hook refuses, by raising ``PermissionError``, and records as one JSON lin
   ``os.posix_spawn``, ``os.fork``, ``ctypes``), opening an sqlite database, signalling another
   process.
 
-The hook is a tripwire that records: code that does not raise the audit event (native code,
-or Python that calls ``_posixsubprocess.fork_exec`` itself) passes it. What stops such code are
-the kernel barriers of steps 1 and 3 and the operating-system limits (CPU time, address space,
-file size) set by the parent with ``resource.setrlimit``.
+The hook is a tripwire that records, not a barrier: it runs inside the sandboxed interpreter,
+so code that raises no audit event (native code, or Python that calls
+``_posixsubprocess.fork_exec`` itself) passes it, and code that walks ``gc.get_objects()`` to
+the hook's closure can disarm it; LOG_FD is open to the sandboxed code, which can write false
+refusals on it. What stops such code are the kernel barriers of steps 1 and 3, the
+operating-system limits (CPU time, address space, file size) set by the parent with
+``resource.setrlimit``, and the harness's namespaces and control groups.
 """
 
 import json
@@ -94,26 +105,34 @@ def _prefixes():
     return sorted({os.path.realpath(p) for p in paths})
 
 
-def barriers(folder, log_fd, preload):
-    """Steps 1-3 of the module docstring; each outcome recorded on ``log_fd``."""
+def barriers(folder, barrier_fd, preload):
+    """Steps 1-4 of the module docstring; whether every barrier was applied."""
 
     def record(event, detail):
-        os.write(log_fd, (json.dumps({"event": event, "detail": detail}) + "\n").encode())
+        os.write(barrier_fd, (json.dumps({"event": event, "detail": detail}) + "\n").encode())
 
     roots = [*_prefixes(), *SYSTEM_LIBRARIES, "/sys", f"/proc/{os.getpid()}", *PROC_FILES]
     roots += DEVICES[1:]
+    complete = True
     try:
         record("barrier", sandbox_kernel.landlock(folder, roots, devices=DEVICES[:1]))
     except OSError as error:
         record("barrier-missing", f"landlock: {error}")
+        complete = False
     for name in filter(None, preload.split(",")):
         module = __import__(name)
         if name == "torch":
             module.set_num_threads(1)
-    try:
-        record("barrier", sandbox_kernel.seccomp())
-    except OSError as error:
-        record("barrier-missing", f"seccomp: {error}")
+    for name, apply in (
+        ("capabilities", sandbox_kernel.drop_capabilities),
+        ("seccomp", sandbox_kernel.seccomp),
+    ):
+        try:
+            record("barrier", apply())
+        except OSError as error:
+            record("barrier-missing", f"{name}: {error}")
+            complete = False
+    return complete
 
 
 def install(folder, log_fd):
@@ -152,10 +171,47 @@ def install(folder, log_fd):
     sys.addaudithook(hook)
 
 
+REFUSED_UNCONFINED = 97  # exit code: a barrier is missing and the harness required them all
+
+
+def _namespace_processes():
+    """Processes other than this init in its PID namespace (its own ``/proc``); the kernel
+    kills them when the init exits."""
+    return sum(name.isdigit() and name != "1" for name in os.listdir("/proc"))
+
+
+def init(child, barrier_fd):
+    """The run's init: reap every child until ``child`` has exited, report its wait status
+    (and, as a PID namespace's init, how many processes are left) on ``barrier_fd``, and exit
+    with its code (128 + signal when a signal ended it)."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            status = 0
+            break
+        if pid == child:
+            break
+    left = _namespace_processes() if os.getpid() == 1 else 0
+    report = {"event": "exit", "status": status, "left": left}
+    os.write(barrier_fd, (json.dumps(report) + "\n").encode())
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(code if code >= 0 else 128 - code)
+
+
 def main():
-    folder, log_fd, preload, script = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    folder, log_fd, barrier_fd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    preload, require, script = sys.argv[4], sys.argv[5] == "1", sys.argv[6]
     folder = os.path.realpath(folder)
-    barriers(folder, log_fd, preload)
+    child = os.fork()
+    if child:
+        os.close(log_fd)
+        init(child, barrier_fd)
+    complete = barriers(folder, barrier_fd, preload)
+    if require and not complete:
+        os.write(2, b"sandbox: a kernel barrier is missing; the run was refused\n")
+        os._exit(REFUSED_UNCONFINED)
+    os.close(barrier_fd)
     os.chdir(folder)
     sys.path.insert(0, folder)
     sys.argv = [script]

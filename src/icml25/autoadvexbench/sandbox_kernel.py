@@ -11,9 +11,20 @@ hook), unlike the PEP 578 hook.
   when ``/proc`` was a read root). From ABI 4 it refuses TCP connect and bind, from ABI 6
   signals to processes outside the sandbox and their abstract unix sockets. Must be called
   while the process has one thread (it restricts the calling thread and its future children).
-- ``seccomp()``: every thread (TSYNC) gets ``EPERM`` from ``execve``/``execveat`` (no new
-  program, so no process outside the hook), ``socket``/``socketpair`` (no network), ``ptrace``,
-  ``process_vm_readv``/``writev`` and ``io_uring_setup`` (which would bypass the filter).
+- ``drop_capabilities()``: empties the bounding set and the permitted, effective and
+  inheritable sets (``prctl(PR_CAPBSET_DROP)``, ``capset``), so a run started as root keeps
+  uid 0 but no privilege: ``reboot``, ``mount``, raw sockets, ``CAP_DAC_OVERRIDE`` reads and
+  ptrace of any process are refused by the kernel's own permission checks.
+- ``seccomp()``: every thread (TSYNC) gets ``EPERM`` from a deny-list: ``execve``/``execveat``
+  (no new program, so no process outside the hook), ``socket``/``socketpair`` (no network),
+  ``ptrace``, ``process_vm_readv``/``writev``, ``io_uring_setup`` (which would bypass the
+  filter), ``setsid`` (every process stays in the run's session, which the harness kills), and
+  the administrative calls (``reboot``, ``mount`` and the new mount API, ``unshare``,
+  ``setns``, module and ``kexec`` loading, ``bpf``, ``perf_event_open``, keyrings, ``swapon``,
+  ``mknod``, ``userfaultfd``, file handles). A deny-list, not an allow-list: the calls numpy
+  and torch make differ between versions and processors, and an allow-list that missed one
+  would fail an honest attack with ``EPERM``; calls not listed are open, and the other barriers
+  (Landlock, no capabilities, namespaces) are what confine them.
 
 Each returns a short description of what it applied, or raises ``OSError`` when the kernel
 does not offer it (then the sandbox runs with the audit hook only, and says so).
@@ -38,16 +49,30 @@ SYSCALLS = {
         "arch": 0xC000003E,
         "landlock": (444, 445, 446),
         "seccomp": 317,
-        "denied": (59, 322, 41, 53, 101, 310, 311, 425),
+        # execve, execveat, socket, socketpair, ptrace, process_vm_readv/writev, io_uring_setup,
+        # setsid, reboot, mount, umount2, pivot_root, chroot, unshare, setns, kexec_load,
+        # kexec_file_load, init/finit/delete_module, bpf, perf_event_open, add_key,
+        # request_key, keyctl, swapon, swapoff, mknod, mknodat, userfaultfd,
+        # name_to_handle_at, open_by_handle_at, open_tree, move_mount, fsopen, fsmount
+        "denied": (59, 322, 41, 53, 101, 310, 311, 425, 112, 169, 165, 166, 155, 161, 272, 308)
+        + (246, 320, 175, 313, 176, 321, 298, 248, 249, 250, 167, 168, 133, 259, 323, 303, 304)
+        + (428, 429, 430, 432),
+        "capset": 126,
     },
     "aarch64": {
         "arch": 0xC00000B7,
         "landlock": (444, 445, 446),
         "seccomp": 277,
-        "denied": (221, 281, 198, 199, 117, 270, 271, 425),
+        # the same calls in the same order (aarch64 has no mknod)
+        "denied": (221, 281, 198, 199, 117, 270, 271, 425, 157, 142, 40, 39, 41, 51, 97, 268)
+        + (104, 294, 105, 273, 106, 280, 241, 217, 218, 219, 224, 225, 33, 282, 264, 265)
+        + (428, 429, 430, 432),
+        "capset": 91,
     },
 }
 PR_SET_NO_NEW_PRIVS = 38
+PR_CAPBSET_DROP = 24
+CAPABILITY_VERSION_3 = 0x20080522
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -57,6 +82,18 @@ class _RulesetAttr(ctypes.Structure):
 class _PathBeneath(ctypes.Structure):
     _pack_ = 1
     _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
 
 
 class _Filter(ctypes.Structure):
@@ -137,6 +174,22 @@ def landlock(folder, read_roots, devices=("/dev/null",)):
     return f"landlock ABI {abi}: files outside the folder and read roots{scope}"
 
 
+def drop_capabilities():
+    """Empty every capability set of this process (bounding set first, while CAP_SETPCAP is
+    still held); a process without capabilities keeps working unchanged."""
+    libc, table = _libc(), _arch()
+    try:
+        last = int(open("/proc/sys/kernel/cap_last_cap").read())
+    except OSError:
+        last = 40
+    for cap in range(last + 1):
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 and ctypes.get_errno() != 22:
+            raise OSError(ctypes.get_errno(), f"prctl(CAPBSET_DROP, {cap})")  # EINVAL: unknown
+    header, data = _CapHeader(CAPABILITY_VERSION_3, 0), (_CapData * 2)()
+    _check(libc.syscall(table["capset"], ctypes.byref(header), data), "capset")
+    return "capabilities: none (bounding, permitted, effective, inheritable sets emptied)"
+
+
 def seccomp():
     """EPERM for the syscalls of ``SYSCALLS[arch]['denied']`` in every thread of the process."""
     table, libc = _arch(), _libc()
@@ -158,4 +211,16 @@ def seccomp():
     _no_new_privs(libc)
     set_mode_filter, tsync = 1, 1
     _check(libc.syscall(table["seccomp"], set_mode_filter, tsync, ctypes.byref(program)), "seccomp")
-    return "seccomp: no exec, socket, ptrace, process_vm, io_uring"
+    return "seccomp: deny-list (exec, sockets, ptrace, process_vm, io_uring, setsid, admin calls)"
+
+
+def support():
+    """What this kernel offers, probed without applying anything: the Landlock ABI version
+    (0 when absent) and whether seccomp filters are available."""
+    try:
+        libc, (create, _, _) = _libc(), _arch()["landlock"]
+    except OSError:
+        return {"landlock": 0, "seccomp": False}
+    abi = libc.syscall(create, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    pr_get_seccomp = 21
+    return {"landlock": max(int(abi), 0), "seccomp": libc.prctl(pr_get_seccomp, 0, 0, 0, 0) >= 0}

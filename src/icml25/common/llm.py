@@ -180,6 +180,33 @@ class ScriptedBackend:
         pass
 
 
+REDACT_WINDOW = 8  # no run of this many characters of the key survives redaction
+
+
+def redact(text: str, secret: str) -> str:
+    """``text`` with every run of ``REDACT_WINDOW`` or more characters of ``secret`` replaced by
+    ``[redacted]`` (the whole key, a prefix, or any piece of it a server quotes)."""
+    if len(secret) < REDACT_WINDOW or not text:
+        return text.replace(secret, "[redacted]") if secret else text
+    windows = {secret[i : i + REDACT_WINDOW] for i in range(len(secret) - REDACT_WINDOW + 1)}
+    marks = [False] * len(text)
+    for window in windows:
+        start = text.find(window)
+        while start >= 0:
+            marks[start : start + REDACT_WINDOW] = [True] * REDACT_WINDOW
+            start = text.find(window, start + 1)
+    out, i = [], 0
+    while i < len(text):
+        if marks[i]:
+            while i < len(text) and marks[i]:
+                i += 1
+            out.append("[redacted]")
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
 class HTTPBackend:
     """The chat-completions route of an OpenAI-compatible server, over httpx."""
 
@@ -191,7 +218,11 @@ class HTTPBackend:
         self._httpx = httpx
         self.model, self.identity = endpoint.model, f"{HTTP_LABEL}:{endpoint.base_url}"
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(base_url=endpoint.base_url, headers=headers, timeout=timeout_s)
+        self._key = api_key or ""
+        # redirects are not followed: the key would go with the request to wherever they point
+        self._client = httpx.Client(
+            base_url=endpoint.base_url, headers=headers, timeout=timeout_s, follow_redirects=False
+        )
 
     def __repr__(self) -> str:  # never shows the headers, which hold the key
         return f"HTTPBackend({self.identity!r})"
@@ -213,15 +244,14 @@ class HTTPBackend:
                 f"{self.identity} answered HTTP {response.status_code}: is {ENV_API_KEY} set "
                 "and valid?"
             )
-        if response.status_code >= 400:
-            raise LLMError(
-                f"{self.identity} answered HTTP {response.status_code}: {response.text[:200]}"
-            )
+        body = redact(response.text[:2000], self._key)[:200]  # a proxy may echo the key
+        if response.status_code >= 300:
+            raise LLMError(f"{self.identity} answered HTTP {response.status_code}: {body}")
         try:
             return response.json()
         except ValueError:
             raise LLMResponseError(
-                f"{self.identity} answered with malformed JSON: {response.text[:200]!r}"
+                f"{self.identity} answered with malformed JSON: {body!r}"
             ) from None
 
     def close(self) -> None:

@@ -285,6 +285,14 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
 )
 @click.option("--force", is_flag=True, help="Recompute cells already on disk.")
 @click.option(
+    "--cell-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop a cell that runs longer and record it as failed (a paper may set a shorter "
+    "limit of its own).",
+)
+@click.option(
     "--strict", is_flag=True, help="Exit 1 when a claim is not reproduced or inconclusive."
 )
 @click.option(
@@ -324,6 +332,7 @@ def run(
     address,
     out,
     force,
+    cell_timeout,
     strict,
     compare,
     llm_base_url,
@@ -371,6 +380,7 @@ def run(
             on_message=lambda line: click.echo(f"icml25: {line}", err=True),
             llm=endpoint,
             llm_required=named_here,
+            cell_timeout_s=cell_timeout,
         )
     except ValueError as err:
         raise InputError(str(err)) from None

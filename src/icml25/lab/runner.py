@@ -16,14 +16,17 @@ is never computed from part of the evidence.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib
 import importlib.metadata
 import math
 import os
 import platform
 import shlex
+import signal
 import subprocess
 import sys
+import threading
 import time
 import traceback
 import warnings
@@ -88,6 +91,7 @@ def run(
     command: str | None = None,
     llm: Endpoint | None = None,
     llm_required: bool = True,
+    cell_timeout_s: float | None = None,
 ) -> dict[str, dict]:
     """Run the reproductions of ``slugs`` at ``scale`` and write their summaries under ``out``.
 
@@ -97,6 +101,9 @@ def run(
     of an offline run are never reused for a model run); the other papers run as without it.
     ``llm_required=False`` (a model named only in the environment): no error when none of the
     papers uses one.
+    ``cell_timeout_s``: a cell still running after this many seconds (or after its module's
+    ``CELL_TIMEOUT_S``, whichever is shorter) is stopped and recorded as failed, with the
+    reason; the other cells go on.
     ``on_paper(summary)`` is called as soon as each paper's summary is written; ``on_message``
     receives one line for what a user should know (a corrupt cell file recomputed, a wait on
     another run's lock). ``command`` is recorded in the provenance (default: ``sys.argv``).
@@ -104,6 +111,12 @@ def run(
     repros = check_arguments(
         slugs, scale=scale, seed=seed, jobs=jobs, backend=backend, llm=llm, required=llm_required
     )
+    if cell_timeout_s is not None and not (
+        isinstance(cell_timeout_s, int | float) and cell_timeout_s > 0
+    ):
+        raise ValueError(
+            f"cell_timeout_s must be a positive number or None, got {cell_timeout_s!r}"
+        )
     out = Path(out)
     tell = on_message or (lambda line: None)
     context = {
@@ -117,7 +130,7 @@ def run(
         for slug in sorted(slugs):  # one order for every run: two runs never deadlock
             folder = store.run_dir(out, slug, scale, seed)
             stack.enter_context(store.locked(folder, lambda f: tell(f"waiting for {f}: in use")))
-        papers, tasks = _prepare(repros, scale, seed, out, force, tell, llm)
+        papers, tasks = _prepare(repros, scale, seed, out, force, tell, llm, cell_timeout_s)
         summaries = {}
         for slug, paper in papers.items():
             if paper.pending == 0:
@@ -149,6 +162,7 @@ def _prepare(
     force: bool,
     tell: Callable[[str], None],
     llm: Endpoint | None,
+    cell_timeout_s: float | None = None,
 ) -> tuple[dict[str, _Paper], list[tuple]]:
     """Load each paper, find its cells on disk, and list the ones left to compute."""
     papers: dict[str, _Paper] = {}
@@ -177,7 +191,7 @@ def _prepare(
                 paper.records[i] = record
                 paper.cached.add(i)
             else:
-                tasks.append((slug, i, config, cell, seed_i, code))
+                tasks.append((slug, i, config, cell, seed_i, code, cell_timeout_s))
         paper.pending = len(cells) - len(paper.records)
         papers[slug] = paper
     return papers, tasks
@@ -229,14 +243,24 @@ def check_arguments(
 
 
 def _execute(
-    slug: str, index: int, config: Any, cell: dict, seed: int, code: str, threads: int | None
+    slug: str,
+    index: int,
+    config: Any,
+    cell: dict,
+    seed: int,
+    code: str,
+    timeout_s: float | None,
+    threads: int | None,
 ) -> tuple[str, int, dict]:
     """Run one cell on a worker; never raises, a failure becomes a record.
 
     ``code`` is the client's fingerprint of the paper's code: a worker whose installed icml25
     differs refuses the cell, so that no result is stored under a key its code does not match.
+    ``timeout_s`` (or the module's ``CELL_TIMEOUT_S``, whichever is shorter): the cell is
+    stopped with ``CellTimeout`` when it runs longer (see ``_time_limit``).
     """
     begin, started = time.perf_counter(), time.time()
+    times: list[float] = []
     with warnings.catch_warnings(record=True) as caught:  # kept in the record, not printed
         warnings.simplefilter("default")
         try:
@@ -248,10 +272,14 @@ def _execute(
                 )
             module = importlib.import_module(module_path(slug))
             limits = [t for t in (threads, getattr(module, "CELL_THREADS", None)) if t]
+            times = [t for t in (timeout_s, getattr(module, "CELL_TIMEOUT_S", None)) if t]
             with _thread_limit(min(limits) if limits else None):
-                record = {"status": "ok", "output": module.run_cell(config, cell, seed)}
+                with _time_limit(min(times) if times else None):
+                    record = {"status": "ok", "output": module.run_cell(config, cell, seed)}
             store.encode(record)  # an output the store cannot hold fails here, in its cell
         except Exception as err:  # a failed cell must not stop the others
+            if isinstance(err, CellTimeout) and not str(err):  # raised asynchronously
+                err = CellTimeout(f"the cell passed its {min(times):g} s time limit")
             record = {
                 "status": "failed",
                 "reason": f"{type(err).__name__}: {err}".splitlines()[0][:300],
@@ -266,6 +294,51 @@ def _execute(
         warnings=sorted({f"{w.category.__name__}: {w.message}" for w in caught}),
     )
     return slug, index, record
+
+
+class CellTimeout(Exception):
+    """A cell ran past its time limit."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise ``CellTimeout`` in this thread once ``seconds`` have passed. In the main thread
+    (loky workers, ``--jobs 1``) by ``SIGALRM``, which also ends a wait in a system call
+    (``sleep``, a pipe, a subprocess); in another thread (dask, ray) by an exception set
+    asynchronously, raised at the thread's next Python instruction. Neither stops a C call
+    that never returns to the interpreter: that worker's cell then ends when the call does."""
+    if seconds is None:
+        yield
+        return
+    message = f"the cell passed its {seconds:g} s time limit"
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+
+        def alarm(signum, frame):
+            raise CellTimeout(message)
+
+        previous = signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return
+    target, done = threading.get_ident(), threading.Event()
+
+    def interrupt() -> None:
+        if not done.wait(seconds):
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                ctypes.c_ulong(target), ctypes.py_object(CellTimeout)
+            )
+
+    watcher = threading.Thread(target=interrupt, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
 
 
 @cache
