@@ -103,6 +103,25 @@ def test_training_stops_early_on_the_validation_split(history):
     assert f.val_mse_[(f.best_step_ // 10) - 1] == f.val_mse_.min()
 
 
+def test_convergence_is_recorded_by_the_rule_not_the_cap(history):
+    stopped = TimeBridgeForecaster(
+        48, 16, seed=0, **{**TINY, "steps": 400}, eval_every=10, patience=2
+    ).fit(history)
+    # the rule ended it: the last `patience` validations brought no new best
+    assert stopped.converged_ and len(stopped.losses_) < 400
+    assert (stopped.val_mse_[-2:] >= stopped.val_mse_[:-2].min()).all()
+    capped = TimeBridgeForecaster(48, 16, seed=0, **TINY, eval_every=10, patience=50)
+    capped.fit(history)
+    assert not capped.converged_ and len(capped.losses_) == TINY["steps"]
+
+
+def test_fit_without_a_validation_split(history):
+    # val_fraction=0 is accepted: it trains to the cap on all of y, with no validation
+    f = TimeBridgeForecaster(48, 16, seed=0, **TINY, val_fraction=0.0).fit(history)
+    assert len(f.val_mse_) == 0 and len(f.losses_) == TINY["steps"] and not f.converged_
+    assert f.predict(16).shape == (16, history.shape[1])
+
+
 def test_bad_inputs_are_named(history):
     f = TimeBridgeForecaster(48, 16, seed=0, **TINY)
     with pytest.raises(ValueError, match="not fitted"):

@@ -17,8 +17,10 @@ the rest is a training sample. Up to ``steps`` Adam updates on batches drawn by 
 ``numpy.random.Generator`` seeded by ``seed``, with a cosine-decayed learning rate; loss: the
 time-frequency loss for TimeBridge, MSE for DLinear (each model's own; ``loss`` overrides).
 Every ``eval_every`` updates the validation MSE is measured; the weights with the lowest one are
-kept, and training stops after ``patience`` evaluations without improvement (the official early
-stopping).
+kept. The convergence rule is the official early stopping: training has converged when
+``patience`` consecutive evaluations bring no new lowest validation MSE, and stops there
+(``converged_ = True``); a run that reaches the cap of ``steps`` updates before that is recorded
+as not converged (``converged_ = False``), as is a run without a validation split.
 """
 
 from __future__ import annotations
@@ -164,7 +166,8 @@ class TimeBridgeForecaster:
 
         Sets ``mean_``, ``scale_`` (N,) (from all of ``y``), ``network_``, ``losses_`` (the
         training loss at each update), ``val_mse_`` (validation MSE at each evaluation, empty
-        without validation) and ``best_step_``; returns ``self``."""
+        without validation), ``best_step_`` and ``converged_`` (whether the early-stopping rule
+        ended training before the cap); returns ``self``."""
         span = self.input_len + self.horizon
         y = check_history("y", y, span)
         n_val = int(round(self.val_fraction * len(y)))
@@ -179,8 +182,9 @@ class TimeBridgeForecaster:
         self.history_ = y
         z = torch.as_tensor((y - self.mean_) / self.scale_, dtype=torch.float32)  # (T, N)
         windows = z[: len(y) - n_val].unfold(0, span, 1).transpose(1, 2)  # (W, I + H, N), view
-        val = z[len(y) - n_val - self.input_len :].unfold(0, span, 1).transpose(1, 2)
-        val = val[:: max(1, len(val) // 64)]  # at most ~64 validation windows
+        if n_val:  # the validation windows: their targets in the last n_val steps
+            val = z[len(y) - n_val - self.input_len :].unfold(0, span, 1).transpose(1, 2)
+            val = val[:: max(1, len(val) // 64)]  # at most ~64 validation windows
         net = self._network(y.shape[1])
         opt = torch.optim.Adam(net.parameters(), lr=self.lr)
         sched = torch.optim.lr_scheduler.LambdaLR(
@@ -189,6 +193,7 @@ class TimeBridgeForecaster:
         rng = np.random.default_rng(self.seed)
         losses, val_mse = [], []
         best, best_state, best_step, waited = np.inf, None, self.steps, 0
+        converged = False
         net.train()
         for step in range(self.steps):
             batch = windows[torch.as_tensor(rng.integers(len(windows), size=self.batch_size))]
@@ -211,12 +216,14 @@ class TimeBridgeForecaster:
                 else:
                     waited += 1
                     if waited >= self.patience:
+                        converged = True
                         break
         if best_state is not None:
             net.load_state_dict(best_state)
         net.eval()
         self.network_, self.losses_ = net, np.array(losses)
         self.val_mse_, self.best_step_ = np.array(val_mse), best_step
+        self.converged_ = converged
         return self
 
     def _check_fitted(self) -> None:

@@ -1,18 +1,26 @@
 """Reproduction: TimeBridge against DLinear and its own ablations on data whose co-integration is
 known, and on statsmodels' macrodata.
 
-Cells, one training run each, for every data seed ``s`` in ``range(config.seeds)``:
-- ``cointegrated``: TimeBridge, TimeBridge without Cointegrated Attention (``no_ca``), DLinear
-  (claims a, b);
-- ``independent`` (no co-integration): TimeBridge, ``no_ca`` (the control of b);
+Cells, one training run each, for every data seed ``s`` in ``range(config.seeds)`` (the claims'
+models) or ``range(config.diagnostic_seeds)`` (the diagnostics' models):
+- ``cointegrated`` (8 series): TimeBridge and DLinear (claim a); TimeBridge without
+  Cointegrated Attention (``no_ca``; the 8-series form of b, a diagnostic), DLinear with the
+  time-frequency loss, ridge maps, TimeBridge and DLinear at the official ETT learning rate
+  2e-4 (diagnostics);
+- ``wide_cointegrated`` (21 series, the size of Weather, where the official scripts switch
+  Cointegrated Attention on): TimeBridge, ``no_ca`` (claim b), DLinear (diagnostic);
+- ``wide_independent`` (21 series, no co-integration): TimeBridge, ``no_ca`` (the control of b);
+- ``independent`` (8 series, no co-integration): ridge maps (diagnostic);
 - ``drifting`` (co-integrated plus a drifting common level): TimeBridge, TimeBridge with Q, K
-  from raw tokens (``no_pn``) (claim c);
+  from raw tokens (``no_pn``) (claim c); period norm over patches (diagnostic);
 - ``macro``: TimeBridge, ``no_ca``, DLinear on the log macro series (input 24 quarters, horizon
   8), measured, not claimed.
 
 Data seed ``s`` fixes the series, so that the models of one seed are compared on the same data;
 the cell's own seed draws the network's weights and its batches. Every MSE is on the series
-standardised by their training split's mean and standard deviation.
+standardised by their training split's mean and standard deviation. Every network trains to
+the convergence rule of ``TimeBridgeForecaster`` (``patience`` validations without a new best,
+or the cap ``steps``), and each cell records whether the rule ended it.
 """
 
 from __future__ import annotations
@@ -36,84 +44,117 @@ VARIANTS = {
     "pn_patch": {"period_norm_axis": "patch"},
     "dlinear": {"model": "dlinear"},
     "dlinear_tf": {"model": "dlinear", "loss": "time_frequency"},
+    "timebridge_lr2e4": {"lr": 2e-4},
+    "dlinear_lr2e4": {"model": "dlinear", "lr": 2e-4},
 }
-# the claims' models first; then diagnostics, measured and not claimed: DLinear trained with
-# TimeBridge's loss; closed-form ridge maps from a series' own past or from every series' past
-# (how much cross-series information a linear model finds); Q, K normalised over patches
+# the claims' models, run on every data seed
 GRID = {
-    "cointegrated": ("timebridge", "no_ca", "dlinear", "dlinear_tf", "linear_own", "linear_cross"),
-    "independent": ("timebridge", "no_ca", "linear_own", "linear_cross"),
-    "drifting": ("timebridge", "no_pn", "pn_patch"),
+    "cointegrated": ("timebridge", "dlinear"),
+    "wide_cointegrated": ("timebridge", "no_ca"),
+    "wide_independent": ("timebridge", "no_ca"),
+    "drifting": ("timebridge", "no_pn"),
+}
+# diagnostics, measured and not claimed, on the first ``diagnostic_seeds`` data seeds: the
+# 8-series ablation of CA; DLinear trained with TimeBridge's loss; closed-form ridge maps from a
+# series' own past or from every series' past (how much cross-series information a linear
+# model finds); both models at the official ETT learning rate; DLinear on 21 series; Q, K
+# normalised over patches; the macro series
+DIAGNOSTIC_GRID = {
+    "cointegrated": (
+        "no_ca",
+        "dlinear_tf",
+        "linear_own",
+        "linear_cross",
+        "timebridge_lr2e4",
+        "dlinear_lr2e4",
+    ),
+    "wide_cointegrated": ("dlinear",),
+    "independent": ("linear_own", "linear_cross"),
+    "drifting": ("pn_patch",),
     "macro": ("timebridge", "no_ca", "dlinear"),
 }
+KINDS = ("cointegrated", "wide_cointegrated", "wide_independent", "independent", "drifting")
 RIDGES = (0.1, 1.0, 10.0, 100.0, 1e3, 1e4, 1e5)
 
 
 @dataclass(frozen=True)
 class Config:
-    seeds: int = 3
+    seeds: int = 3  # data seeds of the claims' models
+    diagnostic_seeds: int = 3  # data seeds of the diagnostics' models (the first ones)
     data_seed: int = 0
     # synthetic data (see icml25.timebridge.data)
     n_steps: int = 4000
     train_steps: int = 3200  # its last 1/8 validates (early stopping); the rest is the test split
     n_series: int = 8
     n_trends: int = 2
+    # the wide setting: the series count of Weather, its official alpha
+    wide_series: int = 21
+    wide_trends: int = 3
+    wide_alpha: float = 0.1
     # models and training
     input_len: int = 192
     horizon: int = 96
     patch_len: int = 24
     d_model: int = 64
-    steps: int = 1000
+    steps: int = 4000  # the cap; the convergence rule ends training before it
     batch_size: int = 32
     lr: float = 1e-3
+    alpha: float = 0.35
     eval_stride: int = 8  # test windows start every 8 steps
     eval_every: int = 50  # updates between validation MSEs
-    patience: int = 5  # validations without improvement before stopping
+    patience: int = 10  # validations without a new best: the convergence rule
     # macrodata: 203 quarters, the last ``macro_test`` for testing
     macro: bool = True
     macro_input: int = 24
     macro_horizon: int = 8
     macro_patch: int = 4
     macro_test: int = 43
-    macro_steps: int = 500
+    macro_steps: int = 2000
     macro_eval_every: int = 25
 
 
 SCALES = {
     "smoke": Config(
         seeds=1,
+        diagnostic_seeds=1,
         n_steps=900,
         train_steps=600,
+        wide_series=10,
         input_len=96,
         horizon=48,
         d_model=32,
         steps=25,
         batch_size=16,
         eval_stride=24,
+        patience=2,
         macro_steps=20,
     ),
     "default": Config(),
-    "paper": Config(n_steps=20000, train_steps=14000, d_model=128, steps=20000, seeds=5),
+    "paper": Config(
+        n_steps=20000, train_steps=14000, d_model=128, steps=20000, seeds=10, diagnostic_seeds=5
+    ),
 }
 
 
 def cells(config: Config) -> list[dict]:
-    kinds = [k for k in GRID if k != "macro" or config.macro]
-    return [
-        {"data": kind, "model": model, "seed_index": s}
-        for s in range(config.seeds)
-        for kind in kinds
-        for model in GRID[kind]
-    ]
+    out = []
+    for grid, n_seeds in ((GRID, config.seeds), (DIAGNOSTIC_GRID, config.diagnostic_seeds)):
+        for s in range(n_seeds):
+            for kind, models in grid.items():
+                if kind != "macro" or config.macro:
+                    out += [{"data": kind, "model": model, "seed_index": s} for model in models]
+    return out
 
 
 def _series(config: Config, kind: str, seed_index: int) -> np.ndarray:
     if kind == "macro":
         return macrodata()
     seed = np.random.SeedSequence([config.data_seed, seed_index]).generate_state(1)[0]
-    return cointegrated_series(
-        config.n_steps, config.n_series, config.n_trends, kind=kind, seed=int(seed)
-    ).y
+    if kind.startswith("wide_"):
+        n, k, kind = config.wide_series, config.wide_trends, kind.removeprefix("wide_")
+    else:
+        n, k = config.n_series, config.n_trends
+    return cointegrated_series(config.n_steps, n, k, kind=kind, seed=int(seed)).y
 
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
@@ -127,20 +168,20 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         n_in, n_out, train = config.input_len, config.horizon, config.train_steps
         sizes = {"patch_len": config.patch_len, "eval_every": config.eval_every}
         steps, stride = config.steps, config.eval_stride
+    sizes["alpha"] = config.wide_alpha if cell["data"].startswith("wide_") else config.alpha
     if cell["model"].startswith("linear"):
         forecaster, extra = _ridge(y[:train], n_in, n_out, cell["model"] == "linear_cross")
     else:
+        options = {"lr": config.lr, **sizes, **VARIANTS[cell["model"]]}
         forecaster = TimeBridgeForecaster(
             n_in,
             n_out,
             d_model=config.d_model,
             steps=steps,
             batch_size=config.batch_size,
-            lr=config.lr,
             patience=config.patience,
             seed=seed % 2**31,
-            **sizes,
-            **VARIANTS[cell["model"]],
+            **options,
         )
         forecaster.fit(y[:train])
         extra = {
@@ -148,6 +189,7 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
             "val_mse": forecaster.val_mse_,
             "best_step": forecaster.best_step_,
             "updates": len(forecaster.losses_),
+            "converged": forecaster.converged_,
         }
         if forecaster.model == "timebridge":
             extra["level_retained"] = _level_retained(forecaster)

@@ -8,7 +8,9 @@ from matplotlib.figure import Figure
 
 from icml25.lab.reproduction import Summary
 from icml25.timebridge.reproduce import (
+    DIAGNOSTIC_GRID,
     GRID,
+    KINDS,
     RIDGES,
     Config,
 )
@@ -20,42 +22,92 @@ LABELS = {
     "pn_patch": "TimeBridge, period norm over patches",
     "dlinear": "DLinear",
     "dlinear_tf": "DLinear, time-frequency loss",
+    "timebridge_lr2e4": "TimeBridge, lr 2e-4",
+    "dlinear_lr2e4": "DLinear, lr 2e-4",
     "linear_own": "ridge, own past",
     "linear_cross": "ridge, all series' past",
 }
 
 
+def _models(kind: str) -> tuple[str, ...]:
+    return GRID.get(kind, ()) + DIAGNOSTIC_GRID.get(kind, ())
+
+
 def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     table: dict[tuple[str, str], list[dict]] = {}
-    for cell, out in results:
+    for cell, out in sorted(results, key=lambda r: r[0]["seed_index"]):
         table.setdefault((cell["data"], cell["model"]), []).append(out)
     m: dict[str, float] = {}
-    mse = {}
+
+    def mse(kind: str, model: str, n: int | None = None) -> float:
+        """Mean test MSE over the first ``n`` data seeds (all by default)."""
+        return float(np.mean([o["mse"] for o in table[kind, model][:n]]))
+
+    def reduction(kind: str, model: str, anchor: str) -> float:
+        """``1 - MSE(model) / MSE(anchor)``, seed means over the seeds both have."""
+        n = min(len(table[kind, model]), len(table[kind, anchor]))
+        return 1.0 - mse(kind, model, n) / mse(kind, anchor, n)
+
+    converged = []
     for (kind, model), outs in table.items():
-        values = [o["mse"] for o in outs]
-        mse[kind, model] = float(np.mean(values))
-        m[f"mse_{kind}_{model}"] = mse[kind, model]
-        for s, v in enumerate(values):
-            m[f"mse_{kind}_{model}_seed{s}"] = v
+        m[f"mse_{kind}_{model}"] = mse(kind, model)
+        for s, o in enumerate(outs):
+            m[f"mse_{kind}_{model}_seed{s}"] = o["mse"]
         if "best_step" in outs[0]:
             m[f"best_step_{kind}_{model}"] = float(np.mean([o["best_step"] for o in outs]))
             m[f"updates_{kind}_{model}"] = float(np.mean([o["updates"] for o in outs]))
+            m[f"converged_{kind}_{model}"] = float(np.mean([o["converged"] for o in outs]))
+            converged += [o["converged"] for o in outs]
         if "level_retained" in outs[0]:
             m[f"level_retained_{kind}_{model}"] = float(
                 np.mean([o["level_retained"] for o in outs])
             )
+    m["converged_share"] = float(np.mean(converged))
+    m["converged_runs"] = float(np.sum(converged))
+    m["network_runs"] = float(len(converged))
 
-    def reduction(kind: str, model: str, anchor: str) -> float:
-        return 1.0 - mse[kind, model] / mse[kind, anchor]
+    # the claims: per data seed, then their mean (the replicates of the claims' intervals)
+    def per_seed(name: str, kind: str, model: str, anchor: str, ratio) -> None:
+        pairs = zip(table[kind, model], table[kind, anchor], strict=True)
+        values = [ratio(a["mse"], b["mse"]) for a, b in pairs]
+        for s, v in enumerate(values):
+            m[f"{name}[seed={s}]"] = v
+        m[name] = float(np.mean(values))
 
-    m["a_mse_reduction_vs_dlinear"] = reduction("cointegrated", "timebridge", "dlinear")
-    m["b_mse_reduction_vs_no_ca"] = reduction("cointegrated", "timebridge", "no_ca")
-    m["b_control_rel_diff_no_ca"] = reduction("independent", "timebridge", "no_ca")
+    def gain(x: float, anchor: float) -> float:
+        return 1.0 - x / anchor
+
+    per_seed("a_mse_reduction_vs_dlinear", "cointegrated", "timebridge", "dlinear", gain)
+    per_seed("b_mse_reduction_vs_no_ca", "wide_cointegrated", "timebridge", "no_ca", gain)
+    per_seed("b_control_rel_diff_no_ca", "wide_independent", "timebridge", "no_ca", gain)
     m["b_control_abs_rel_diff_no_ca"] = abs(m["b_control_rel_diff_no_ca"])
-    m["c_mse_increase_without_period_norm"] = (
-        mse["drifting", "no_pn"] / mse["drifting", "timebridge"] - 1.0
+    per_seed(
+        "c_mse_increase_without_period_norm",
+        "drifting",
+        "no_pn",
+        "timebridge",
+        lambda x, anchor: x / anchor - 1.0,
     )
+    # the same comparisons as ratios of seed means (the form of the earlier claims)
+    m["a_ratio_of_means"] = reduction("cointegrated", "timebridge", "dlinear")
+    m["b_ratio_of_means"] = reduction("wide_cointegrated", "timebridge", "no_ca")
+    m["c_ratio_of_means"] = -reduction("drifting", "no_pn", "timebridge")
+
+    # diagnostics
+    m["b8_mse_reduction_vs_no_ca"] = reduction("cointegrated", "timebridge", "no_ca")
+    for s, (a, b) in enumerate(
+        zip(table["cointegrated", "timebridge"], table["cointegrated", "no_ca"], strict=False)
+    ):
+        m[f"b8_mse_reduction_vs_no_ca_seed{s}"] = gain(a["mse"], b["mse"])
     m["no_ca_mse_reduction_vs_dlinear"] = reduction("cointegrated", "no_ca", "dlinear")
+    m["wide_mse_reduction_vs_dlinear"] = reduction("wide_cointegrated", "timebridge", "dlinear")
+    m["wide_no_ca_mse_reduction_vs_dlinear"] = reduction("wide_cointegrated", "no_ca", "dlinear")
+    m["lr2e4_mse_reduction_vs_dlinear"] = reduction(
+        "cointegrated", "timebridge_lr2e4", "dlinear_lr2e4"
+    )
+    m["lr2e4_timebridge_mse_reduction_vs_lr1e3"] = reduction(
+        "cointegrated", "timebridge_lr2e4", "timebridge"
+    )
     for kind in ("cointegrated", "independent"):
         m[f"{kind}_cross_ridge_reduction_vs_own"] = reduction(kind, "linear_cross", "linear_own")
         paths = {}
@@ -67,9 +119,7 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         m[f"{kind}_cross_ridge_oracle_reduction_vs_own"] = 1.0 - (
             paths["linear_cross"].min() / paths["linear_own"].min()
         )
-    m["tf_loss_dlinear_mse_increase"] = (
-        mse["cointegrated", "dlinear_tf"] / mse["cointegrated", "dlinear"] - 1.0
-    )
+    m["tf_loss_dlinear_mse_increase"] = -reduction("cointegrated", "dlinear_tf", "dlinear")
     m["timebridge_mse_reduction_vs_dlinear_tf"] = reduction(
         "cointegrated", "timebridge", "dlinear_tf"
     )
@@ -95,11 +145,11 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
 
 
 def _fig_by_step(config: Config, table) -> Figure:
-    kinds = [k for k in GRID if any(key[0] == k for key in table)]
+    kinds = [k for k in (*KINDS, "macro") if any(key[0] == k for key in table)]
     fig = Figure(figsize=(3.6 * len(kinds), 3.4))
     axes = np.atleast_1d(fig.subplots(1, len(kinds)))
     for ax, kind in zip(axes, kinds, strict=True):
-        for i, model in enumerate(GRID[kind]):
+        for i, model in enumerate(_models(kind)):
             curve = np.mean([o["mse_by_step"] for o in table[kind, model]], axis=0)
             ax.plot(np.arange(1, len(curve) + 1), curve, color=f"C{i}", label=LABELS[model])
         ax.set_title(kind, fontsize=9)
@@ -111,8 +161,8 @@ def _fig_by_step(config: Config, table) -> Figure:
 
 
 def _fig_examples(table, kind: str) -> Figure:
-    first = {model: table[kind, model][0] for model in GRID[kind][:3]}
-    ref = first[GRID[kind][0]]
+    first = {model: table[kind, model][0] for model in _models(kind)[:3]}
+    ref = first[_models(kind)[0]]
     n = min(3, ref["example_truth"].shape[1])
     fig = Figure(figsize=(4 * n, 3.2))
     axes = np.atleast_1d(fig.subplots(1, n))
@@ -131,12 +181,16 @@ def _fig_examples(table, kind: str) -> Figure:
 
 
 def _fig_validation(config: Config, table) -> Figure:
-    kinds = [k for k in GRID if any(key[0] == k for key in table)]
+    kinds = [
+        k
+        for k in (*KINDS, "macro")
+        if any(key[0] == k and "val_mse" in outs[0] for key, outs in table.items())
+    ]
     fig = Figure(figsize=(3.6 * len(kinds), 3.4))
     axes = np.atleast_1d(fig.subplots(1, len(kinds)))
     for ax, kind in zip(axes, kinds, strict=True):
         every = config.macro_eval_every if kind == "macro" else config.eval_every
-        for i, model in enumerate(GRID[kind]):
+        for i, model in enumerate(_models(kind)):
             for s, out in enumerate(table[kind, model]):
                 if "val_mse" not in out:
                     continue
