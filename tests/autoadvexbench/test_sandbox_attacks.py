@@ -124,6 +124,15 @@ def test_a_symlinked_parent_folder_is_not_followed(box):
     assert not (box.folder.parent / "planted.txt").exists()
 
 
+def test_the_harness_environment_is_not_readable_through_its_file_tools(box, monkeypatch):
+    """Where OPENAI_API_KEY lives when a model is used: a link to the harness's own environ."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
+    os.symlink("/proc/self/environ", box.folder / "env")
+    for path in ("env", "/proc/self/environ"):
+        with pytest.raises(SandboxError):
+            box.read_file(path)
+
+
 @needs_kernel
 def test_a_disarmed_audit_hook_leaves_the_kernel_barriers(box):
     result = run(
