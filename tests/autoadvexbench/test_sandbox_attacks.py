@@ -13,21 +13,11 @@ import pytest
 
 from icml25.autoadvexbench import Limits, Sandbox, SandboxError, SandboxUnavailable, sandbox_kernel
 from icml25.autoadvexbench import sandbox as sandbox_module
+from icml25.autoadvexbench.agent import DISARM
 
 FAST = Limits(cpu_seconds=2, wall_seconds=20.0, memory_bytes=2**30)
 CONFINED = sandbox_kernel.support()["landlock"] > 0 and sandbox_kernel.support()["seccomp"]
 needs_kernel = pytest.mark.skipif(not CONFINED, reason="this kernel lacks Landlock or seccomp")
-
-# The audit hook runs inside the sandboxed interpreter: walking the garbage collector to the
-# hook's closure and replacing its ``refuse`` disarms it (the PEP 578 hook is not a barrier).
-DISARM = (
-    "import gc\n"
-    "for obj in gc.get_objects():\n"
-    "    if getattr(obj, '__name__', '') == 'hook' and getattr(obj, '__closure__', None):\n"
-    "        for cell in obj.__closure__:\n"
-    "            if getattr(cell.cell_contents, '__name__', '') == 'refuse':\n"
-    "                cell.cell_contents = lambda event, detail: None\n"
-)
 
 
 @pytest.fixture
