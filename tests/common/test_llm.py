@@ -17,6 +17,7 @@ from icml25.common.llm import (
     LLMResponseError,
     endpoint_from_env,
     image_data_url,
+    preflight,
     usage_total,
 )
 from icml25.common.openai_stub import StubResponse, StubServer
@@ -67,11 +68,29 @@ def test_429_then_success_is_retried_after_the_servers_delay():
 
 
 def test_a_500_that_persists_fails_after_the_retries_with_a_clear_error():
-    with StubServer(lambda body: StubResponse(status=500, body="{}")) as server:
+    bodies = iter(f'{{"error": "overloaded {i}"}}' for i in range(10))
+    with StubServer(lambda body: StubResponse(status=500, body=next(bodies))) as server:
         client = client_of(server, max_retries=2)
-        with pytest.raises(LLMError, match="HTTP 500 after 3 attempts"):
+        with pytest.raises(LLMError, match="HTTP 500 after 3 attempts: .*overloaded 2"):
             client.chat(HELLO)
     assert len(server.requests) == 3
+
+
+def test_the_same_error_body_twice_is_a_permanent_refusal_not_retried_again():
+    """llama.cpp answers an image sent to a text-only model with this HTTP 500 every time."""
+    refusal = '{"error": {"code": 500, "message": "image input is not supported"}}'
+    with StubServer(lambda body: StubResponse(status=500, body=refusal)) as server:
+        client = client_of(server, max_retries=5)
+        with pytest.raises(LLMError, match="after 2 attempts.*image input is not supported"):
+            client.chat(HELLO)
+    assert len(server.requests) == 2
+
+
+def test_a_busy_server_is_retried_even_when_its_answer_repeats():
+    busy = StubResponse(status=503, body='{"error": "loading model"}')
+    with StubServer(scripted_sequence(busy, busy, busy, "ready")) as server:
+        assert client_of(server, max_retries=5).chat(HELLO).text == "ready"
+    assert len(server.requests) == 4
 
 
 def test_a_400_is_not_retried():
@@ -307,3 +326,74 @@ def test_redact_removes_every_run_of_eight_characters_of_the_secret():
     assert redact("key=sk-0123456789abcdef end", "sk-0123456789abcdef") == "key=[redacted] end"
     assert redact("tail 89abcdef!", "sk-0123456789abcdef") == "tail [redacted]!"
     assert redact("short 89abcde", "sk-0123456789abcdef") == "short 89abcde"  # 7 characters
+
+
+def test_an_endpoint_that_must_not_get_the_key_never_sends_it(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with StubServer(lambda body: "ok") as server:
+        client = LLMClient.from_endpoint(Endpoint(server.url, "m", send_key=False), cache_dir=None)
+        client.chat(HELLO)
+        preflight(Endpoint(server.url, "m", send_key=False))
+        LLMClient.from_endpoint(Endpoint(server.url, "m"), cache_dir=None).chat(HELLO)
+    assert "authorization" not in server.headers[0]
+    assert server.headers[1]["authorization"] == f"Bearer {KEY}"  # the default sends it
+
+
+def test_preflight_names_a_server_that_does_not_answer_at_once():
+    with StubServer(lambda body: "ok") as server:
+        url = server.url
+    begin = time.perf_counter()
+    with pytest.raises(LLMConfigError, match="no model server answers at http://127.0.0.1"):
+        preflight(Endpoint(url, "m"))
+    assert time.perf_counter() - begin < 10
+
+
+def test_preflight_records_the_one_model_a_server_serves_and_the_cache_tells_them_apart(
+    tmp_path,
+):
+    """Two models served one after the other under one name at one URL (a server restarted
+    with another file) do not share cache entries; without what the server reports, they would."""
+    with StubServer(lambda body: "an answer", models=["model-a.gguf"]) as server:
+        first = preflight(Endpoint(server.url, "local-name"))
+        server.models = ["model-b.gguf"]
+        second = preflight(Endpoint(server.url, "local-name"))
+        assert (first.served, second.served) == ("model-a.gguf", "model-b.gguf")
+        assert first.model == second.model == "local-name"
+        replies = [
+            LLMClient.from_endpoint(e, cache_dir=tmp_path).chat(HELLO) for e in (first, second)
+        ]
+        unnamed = [
+            LLMClient.from_endpoint(Endpoint(server.url, "local-name"), cache_dir=tmp_path).chat(
+                HELLO
+            )
+            for _ in range(2)
+        ]
+    assert not replies[0].cached and not replies[1].cached
+    assert not unnamed[0].cached and unnamed[1].cached  # the URL alone cannot tell them apart
+
+
+def test_preflight_leaves_a_many_model_or_routeless_server_as_named():
+    with StubServer(lambda body: "ok", models=["gpt-a", "gpt-b"]) as server:
+        assert preflight(Endpoint(server.url, "gpt-a")).served is None
+    with StubServer(lambda body: "ok") as server:  # no /models route: 404
+        assert preflight(Endpoint(server.url, "m")).served is None
+
+
+def test_a_served_model_fingerprints_the_same_on_any_port():
+    from dataclasses import dataclass
+
+    from icml25.lab.reproduction import config_fingerprint
+
+    @dataclass(frozen=True)
+    class Config:
+        n: int
+        llm: Endpoint | None = None
+
+    one = Config(1, Endpoint("http://127.0.0.1:4001/v1", "local:m", served="m.gguf sha256:ab"))
+    two = Config(1, Endpoint("http://127.0.0.1:4002/v1", "local:m", served="m.gguf sha256:ab"))
+    other = Config(1, Endpoint("http://127.0.0.1:4001/v1", "local:m", served="m.gguf sha256:cd"))
+    remote = Config(1, Endpoint("http://127.0.0.1:4001/v1", "local:m"))
+    moved = Config(1, Endpoint("http://127.0.0.1:4002/v1", "local:m"))
+    assert config_fingerprint(one) == config_fingerprint(two)
+    assert config_fingerprint(one) != config_fingerprint(other)
+    assert config_fingerprint(remote) != config_fingerprint(moved)  # unknown model: the URL

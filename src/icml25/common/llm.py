@@ -44,7 +44,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from math import inf
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 HTTP_LABEL = "openai-http"
 SCRIPTED_LABEL = "scripted"
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+TRANSIENT_STATUS = frozenset({408, 429, 503})  # busy or loading: the same body says nothing new
+BODY_CHARS = 300  # of an error body kept in the message, after redaction
 COUNTS = ("calls", "cached_calls", "prompt_tokens", "completion_tokens", "retries")
 
 
@@ -73,23 +76,35 @@ class LLMResponseError(LLMError):
 
 
 class _Retryable(Exception):
-    """A failure worth another attempt: 429, 5xx, a timeout, a dropped connection."""
+    """A failure worth another attempt: 429, 5xx, a timeout, a dropped connection. ``body``:
+    the server's answer, where one that repeats means the failure is permanent."""
 
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, reason: str, retry_after: float | None = None, body: str | None = None
+    ) -> None:
         super().__init__(reason)
-        self.retry_after = retry_after
+        self.retry_after, self.body = retry_after, body
 
 
 @dataclass(frozen=True)
 class Endpoint:
     """Where a model is served and which one: an OpenAI-compatible ``base_url`` (ending in
     ``/v1`` for most servers) and a ``model`` name. Optional prices in US dollars per million
-    prompt and completion tokens turn token counts into a cost. No key: see the module doc."""
+    prompt and completion tokens turn token counts into a cost. No key: see the module doc.
+
+    ``served``: what the server reports it serves (:func:`preflight` fills it in; the embedded
+    llama.cpp server gives its model file and SHA-256). Where it is known, it identifies the model
+    in cell fingerprints and the response cache in place of the URL (:meth:`identity`), so a
+    server on another port is the same model, and another model under the same name is not.
+    ``send_key=False``: the client never sends ``$OPENAI_API_KEY`` to this server (the embedded
+    one needs none, and a key must not travel to a server it was not made for)."""
 
     base_url: str
     model: str
     price_in_per_mtok: float | None = None
     price_out_per_mtok: float | None = None
+    served: str | None = None
+    send_key: bool = True
 
     def __post_init__(self) -> None:
         url = self.base_url
@@ -110,8 +125,24 @@ class Endpoint:
             )
         for name in ("price_in_per_mtok", "price_out_per_mtok"):
             price = getattr(self, name)
-            if price is not None and not (isinstance(price, int | float) and price >= 0):
-                raise LLMConfigError(f"{name} must be a non-negative number, got {price!r}")
+            if price is not None and not (
+                isinstance(price, int | float) and not isinstance(price, bool) and 0 <= price < inf
+            ):
+                raise LLMConfigError(f"{name} must be a finite number >= 0, got {price!r}")
+        if self.served is not None and (not isinstance(self.served, str) or not self.served):
+            raise LLMConfigError(f"served must be a non-empty string or None, got {self.served!r}")
+        if not isinstance(self.send_key, bool):
+            raise LLMConfigError(f"send_key must be True or False, got {self.send_key!r}")
+
+    def identity(self) -> str:
+        """The model behind this endpoint: what the server serves where known, else the URL
+        and name (no key, no prices)."""
+        where = f"served:{self.served}" if self.served else self.base_url
+        return f"{HTTP_LABEL}:{where}"
+
+    def __fingerprint__(self) -> dict:
+        """The fields that decide what the model answers (for cell fingerprints)."""
+        return {"identity": self.identity(), "model": self.model}
 
 
 def endpoint_from_env(
@@ -133,6 +164,49 @@ def endpoint_from_env(
             )
         return None
     return Endpoint(base_url or environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL, model)
+
+
+def preflight(
+    endpoint: Endpoint, *, api_key: str | None = None, timeout_s: float = 10.0
+) -> Endpoint:
+    """Ask the server, once and before any cell starts, whether it answers and what it serves.
+
+    ``GET {base_url}/models``. The endpoint comes back with ``served`` filled in when the server
+    lists exactly one model (llama.cpp, vLLM and most local servers: its id), so the cache
+    tells apart two models served under one name. A server that does not answer, refuses the
+    key, or answers with something else raises :class:`LLMConfigError` with one line naming the
+    URL, instead of every request retrying for minutes."""
+    import httpx
+
+    key = (api_key if api_key is not None else os.environ.get(ENV_API_KEY)) or ""
+    headers = {"Authorization": f"Bearer {key}"} if key and endpoint.send_key else {}
+    url = f"{endpoint.base_url}/models"
+    try:
+        response = httpx.get(url, headers=headers, timeout=timeout_s, follow_redirects=False)
+    except httpx.TransportError as err:
+        raise LLMConfigError(
+            f"no model server answers at {endpoint.base_url} ({type(err).__name__}): start one, "
+            "or give its address with --llm-base-url or $OPENAI_BASE_URL"
+        ) from None
+    if response.status_code in (401, 403):
+        raise LLMConfigError(
+            f"{endpoint.base_url} refused the request (HTTP {response.status_code}): is "
+            f"{ENV_API_KEY} set and valid?"
+        )
+    if response.status_code == 404:  # a server without the route still serves chats
+        return endpoint
+    try:
+        listed = response.json()["data"] if response.status_code == 200 else None
+    except (ValueError, KeyError, TypeError):
+        listed = None
+    if not isinstance(listed, list):
+        body = redact(response.text[:2000], key)[:BODY_CHARS]
+        raise LLMConfigError(
+            f"{url} answered HTTP {response.status_code} without a model list: {body!r}"
+        )
+    if endpoint.served is not None or len(listed) != 1 or not isinstance(listed[0], Mapping):
+        return endpoint
+    return replace(endpoint, served=str(listed[0].get("id")))
 
 
 def default_cache_dir() -> Path:
@@ -216,7 +290,7 @@ class HTTPBackend:
         import httpx
 
         self._httpx = httpx
-        self.model, self.identity = endpoint.model, f"{HTTP_LABEL}:{endpoint.base_url}"
+        self.model, self.identity = endpoint.model, endpoint.identity()
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._key = api_key or ""
         # redirects are not followed: the key would go with the request to wherever they point
@@ -235,16 +309,18 @@ class HTTPBackend:
             raise _Retryable("the request timed out") from None
         except httpx.TransportError as err:
             raise _Retryable(f"connection failed ({type(err).__name__})") from None
-        if response.status_code in RETRY_STATUS:
-            raise _Retryable(
-                f"HTTP {response.status_code}", _retry_after(response.headers.get("retry-after"))
-            )
         if response.status_code in (401, 403):  # the body may quote part of the key
             raise LLMError(
                 f"{self.identity} answered HTTP {response.status_code}: is {ENV_API_KEY} set "
                 "and valid?"
             )
-        body = redact(response.text[:2000], self._key)[:200]  # a proxy may echo the key
+        body = redact(response.text[:2000], self._key)[:BODY_CHARS]  # a proxy may echo the key
+        if response.status_code in RETRY_STATUS:
+            raise _Retryable(
+                f"HTTP {response.status_code}",
+                _retry_after(response.headers.get("retry-after")),
+                body=body if response.status_code not in TRANSIENT_STATUS else None,
+            )
         if response.status_code >= 300:
             raise LLMError(f"{self.identity} answered HTTP {response.status_code}: {body}")
         try:
@@ -321,6 +397,8 @@ class LLMClient:
         if not (isinstance(timeout_s, int | float) and timeout_s > 0):
             raise ValueError(f"timeout_s must be a positive number of seconds, got {timeout_s!r}")
         key = api_key if api_key is not None else os.environ.get(ENV_API_KEY)
+        if not endpoint.send_key:
+            key = None
         if cache_dir is True:
             cache_dir = default_cache_dir()
         backend = HTTPBackend(endpoint, key, float(timeout_s))
@@ -408,14 +486,22 @@ class LLMClient:
         self.close()
 
     def _with_retries(self, payload: dict) -> dict:
+        """The backend's answer, retried on a retryable failure; a server that gives the same
+        error body twice (llama.cpp's HTTP 500 "image input is not supported") is not asked a
+        third time."""
+        previous_body = None
         for attempt in range(self.max_retries + 1):
             try:
                 return self.backend.complete(payload)
             except _Retryable as err:
-                if attempt == self.max_retries:
+                repeated = err.body is not None and err.body == previous_body
+                if attempt == self.max_retries or repeated:
+                    why = " (the same answer twice: not retried)" if repeated else ""
+                    said = f": {err.body}" if err.body else ""
                     raise LLMError(
-                        f"{self.backend.identity}: {err} after {attempt + 1} attempts"
+                        f"{self.backend.identity}: {err} after {attempt + 1} attempts{why}{said}"
                     ) from None
+                previous_body = err.body
                 with self._lock:
                     self._counts["retries"] += 1
                     wait = self.backoff_s * 2**attempt * (0.5 + self._jitter.random())

@@ -1,7 +1,8 @@
 """A stand-in OpenAI-compatible server on 127.0.0.1, for testing code that talks to a model.
 
 It serves ``POST /v1/chat/completions`` in a background thread (standard library only) and
-answers each request with what a ``responder(body) -> str | StubResponse`` returns::
+answers each request with what a ``responder(body) -> str | StubResponse`` returns; with
+``models=[...]`` it lists them at ``GET /v1/models`` (else that route is a 404)::
 
     with StubServer(lambda body: "Paris") as server:
         client = LLMClient.from_endpoint(Endpoint(server.url, "stub"), cache_dir=None)
@@ -40,10 +41,12 @@ class StubResponse:
 class StubServer:
     """An OpenAI-schema chat-completions server in a thread; a context manager."""
 
-    def __init__(self, responder: Callable[[dict], str | StubResponse]) -> None:
+    def __init__(
+        self, responder: Callable[[dict], str | StubResponse], models: list[str] | None = None
+    ) -> None:
         if not callable(responder):
             raise TypeError(f"responder must be callable (body) -> str, got {responder!r}")
-        self.responder = responder
+        self.responder, self.models = responder, models
         self.requests: list[dict] = []
         self.headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
@@ -77,6 +80,13 @@ class StubServer:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path.rstrip("/") != "/v1/models" or stub.models is None:
+                    self._send(StubResponse(status=404, body='{"error": "no such route"}'))
+                    return
+                listed = [{"id": name, "object": "model"} for name in stub.models]
+                self._send(StubResponse(body=json.dumps({"object": "list", "data": listed})))
+
             def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     self._send(StubResponse(status=404, body='{"error": "no such route"}'))

@@ -1,4 +1,4 @@
-"""The command line: ``icml25 list | show | run | report`` (also ``python -m icml25``).
+"""The command line: ``icml25 list | show | run | report | serve`` (also ``python -m icml25``).
 
 Exit codes: 0 success; 1 a cell or a summary failed (or, with ``--strict``, a claim was not
 reproduced or inconclusive; with ``--compare``, a measurement disagreed with the committed
@@ -9,8 +9,10 @@ stopped.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 import signal
 import sys
 import textwrap
@@ -20,7 +22,8 @@ from pathlib import Path
 
 import click
 
-from icml25.common.llm import Endpoint, LLMConfigError, endpoint_from_env
+from icml25.common.llm import Endpoint, LLMConfigError, endpoint_from_env, preflight
+from icml25.common.local_llm import LocalServer, is_local
 from icml25.lab import catalog, store
 from icml25.lab.claims import CHECK, DIAGNOSTIC
 from icml25.lab.reproduction import SCALE_NAMES, load_claims, tolerances
@@ -311,7 +314,9 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
     "--llm-model",
     default=None,
     metavar="NAME",
-    help="Model name; naming one (here or in $ICML25_LLM_MODEL) runs those papers on it.",
+    help="Model name; naming one (here or in $ICML25_LLM_MODEL) runs those papers on it. "
+    "'local' (or 'local:PATH.gguf') serves the shipped model (or that file) with llama.cpp in "
+    "this process for the run, unless --llm-base-url names a server.",
 )
 @click.option(
     "--llm-price",
@@ -349,12 +354,23 @@ def run(
         slugs = catalog.implemented()
     if not slugs:
         raise InputError("name at least one paper SLUG, or --all")
-    try:
-        runner.check_arguments(list(slugs), scale=scale, seed=seed, jobs=jobs, backend=backend)
-    except ValueError as err:
-        raise InputError(str(err)) from None
     endpoint = _endpoint(llm_base_url, llm_model, llm_price)
     named_here = any(x is not None for x in (llm_model, llm_base_url, llm_price))
+    try:
+        repros = runner.check_arguments(
+            list(slugs),
+            scale=scale,
+            seed=seed,
+            jobs=jobs,
+            backend=backend,
+            llm=endpoint,
+            required=named_here,
+        )
+    except ValueError as err:
+        raise InputError(str(err)) from None
+    needs_model = endpoint is not None and any(
+        runner.uses_llm(r.config(scale)) for r in repros.values()
+    )
     committed = _committed(slugs, scale, seed) if compare else {}
     terminal = sys.stdout.isatty() and not as_json
 
@@ -366,8 +382,80 @@ def run(
         if terminal or not summary["complete"]:
             _echo_verdicts(summary, err=as_json, usage=False)
 
+    stack = contextlib.ExitStack()
+    server = None
+    if needs_model and is_local(endpoint.model) and llm_base_url is None:
+        if address is not None:
+            raise InputError(
+                "--llm-model local serves on 127.0.0.1, out of reach of a cluster's workers: "
+                "start a server they reach and give it with --llm-base-url"
+            )
+        slots = min(8, max(2, jobs or os.cpu_count() or 1))
+        server = _start_local(stack, endpoint.model, slots=slots)
+        endpoint = replace(
+            server.endpoint,
+            price_in_per_mtok=endpoint.price_in_per_mtok,
+            price_out_per_mtok=endpoint.price_out_per_mtok,
+        )
+    elif needs_model:
+        try:
+            endpoint = preflight(endpoint)
+        except LLMConfigError as err:
+            raise InputError(str(err)) from None
+    with stack:
+        summaries = _run(
+            runner,
+            slugs,
+            scale,
+            seed,
+            jobs,
+            backend,
+            address,
+            out,
+            force,
+            finished,
+            endpoint,
+            named_here,
+            cell_timeout,
+            server,
+        )
+    _conclude(summaries, committed, as_json, scale, seed, out, strict)
+
+
+def _start_local(stack: contextlib.ExitStack, spec: str, slots: int) -> LocalServer:
+    """The embedded llama.cpp server, started, and stopped when ``stack`` closes (on every exit
+    path: the server runs in this process)."""
     try:
-        summaries = runner.run(
+        server = LocalServer(spec, slots=slots, threads=LocalServer.default_threads())
+        stack.enter_context(server)
+    except LLMConfigError as err:
+        raise InputError(str(err)) from None
+    click.echo(
+        f"icml25: serving {server.model.path.name} (sha256 {server.model.sha256[:12]}) with "
+        f"llama.cpp at {server.url}/v1",
+        err=True,
+    )
+    return server
+
+
+def _run(
+    runner,
+    slugs,
+    scale,
+    seed,
+    jobs,
+    backend,
+    address,
+    out,
+    force,
+    finished,
+    endpoint,
+    named_here,
+    cell_timeout,
+    server,
+) -> dict:
+    try:
+        return runner.run(
             list(slugs),
             scale=scale,
             seed=seed,
@@ -381,9 +469,16 @@ def run(
             llm=endpoint,
             llm_required=named_here,
             cell_timeout_s=cell_timeout,
+            llm_server=None if server is None else server.provenance(),
         )
     except ValueError as err:
         raise InputError(str(err)) from None
+
+
+def _conclude(
+    summaries: dict, committed: dict, as_json: bool, scale: str, seed: int, out, strict: bool
+) -> None:
+    """Print the comparisons and the JSON, and exit with the run's code."""
     disagreements = {slug: _compare(committed[slug], summaries[slug]) for slug in committed}
     if as_json:
         data = [
@@ -410,12 +505,12 @@ def _endpoint(base_url: str | None, model: str | None, price) -> Endpoint | None
     """The model endpoint from the options and the environment, or None (offline)."""
     try:
         endpoint = endpoint_from_env(base_url, model)
+        if price is not None:
+            if endpoint is None:
+                raise InputError("--llm-price needs a model: name one with --llm-model")
+            endpoint = replace(endpoint, price_in_per_mtok=price[0], price_out_per_mtok=price[1])
     except LLMConfigError as err:
-        raise InputError(str(err)) from None
-    if price is not None:
-        if endpoint is None:
-            raise InputError("--llm-price needs a model: name one with --llm-model")
-        endpoint = replace(endpoint, price_in_per_mtok=price[0], price_out_per_mtok=price[1])
+        raise InputError(f"--llm-price: {err}" if price is not None else str(err)) from None
     return endpoint
 
 
@@ -486,6 +581,57 @@ def report(runs: str | None, out: str) -> None:
 
     index = report_module.build(_runs_dir(runs), Path(out), on_error=_problem)
     click.echo(f"report: {index}")
+
+
+@cli.command()
+@click.option(
+    "--model",
+    "spec",
+    default="local",
+    show_default=True,
+    metavar="local|local:PATH.gguf",
+    help="The shipped model, or a GGUF file of your own.",
+)
+@click.option(
+    "--slots",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="Requests decoded side by side.",
+)
+@click.option(
+    "--context",
+    type=click.IntRange(256, 131072),
+    default=4096,
+    show_default=True,
+    help="Tokens of context per slot.",
+)
+def serve(spec: str, slots: int, context: int) -> None:
+    """Serve a local model with llama.cpp on 127.0.0.1 until Ctrl-C or SIGTERM, for a session
+    of runs: prints its URL (stdout) and the options that reach it (stderr)."""
+    import time
+
+    try:
+        server = LocalServer(
+            spec, slots=slots, context_per_slot=context, threads=LocalServer.default_threads()
+        )
+    except LLMConfigError as err:
+        raise InputError(str(err)) from None
+    try:
+        with server:
+            url = server.endpoint.base_url
+            click.echo(url)
+            click.echo(
+                f"icml25: serving {server.model.path.name} (sha256 {server.model.sha256[:12]}); "
+                f"run with --llm-base-url {url} --llm-model {server.endpoint.model}",
+                err=True,
+            )
+            while True:
+                time.sleep(3600)
+    except LLMConfigError as err:
+        raise InputError(str(err)) from None
+    except (KeyboardInterrupt, Terminated):
+        click.echo("icml25: server stopped", err=True)
 
 
 class Terminated(BaseException):

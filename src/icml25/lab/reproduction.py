@@ -206,8 +206,15 @@ def cell_key(cell: Mapping[str, Any]) -> str:
 
 
 def config_fingerprint(config: Any) -> str:
-    """A short hash of a config's values: cached cells of another config are never reused."""
-    text = json.dumps(dataclasses.asdict(config), sort_keys=True, default=str)
+    """A short hash of a config's values: cached cells of another config are never reused. A
+    field whose value has ``__fingerprint__()`` (a model :class:`~icml25.common.llm.Endpoint`)
+    counts by what that returns: the model it reaches, not the port it was served on."""
+    values = dataclasses.asdict(config)
+    for entry in dataclasses.fields(config):
+        own = getattr(getattr(config, entry.name), "__fingerprint__", None)
+        if callable(own):
+            values[entry.name] = own()
+    text = json.dumps(values, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 

@@ -31,7 +31,7 @@ import time
 import traceback
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
 from functools import cache
@@ -92,6 +92,7 @@ def run(
     llm: Endpoint | None = None,
     llm_required: bool = True,
     cell_timeout_s: float | None = None,
+    llm_server: Mapping[str, Any] | None = None,
 ) -> dict[str, dict]:
     """Run the reproductions of ``slugs`` at ``scale`` and write their summaries under ``out``.
 
@@ -100,7 +101,9 @@ def run(
     ``llm``, which it replaces: the endpoint is then part of the config's fingerprint, so cells
     of an offline run are never reused for a model run); the other papers run as without it.
     ``llm_required=False`` (a model named only in the environment): no error when none of the
-    papers uses one.
+    papers uses one. ``llm_server``: what serves ``llm`` where this process started it (the
+    embedded llama.cpp server's model file and SHA-256), recorded in the provenance of the papers
+    that use the model.
     ``cell_timeout_s``: a cell still running after this many seconds (or after its module's
     ``CELL_TIMEOUT_S``, whichever is shorter) is stopped and recorded as failed, with the
     reason; the other cells go on.
@@ -125,6 +128,8 @@ def run(
         "jobs": jobs,
         "started": _now(),
     }
+    if llm_server is not None:
+        context["llm_server"] = dict(llm_server)
     slugs = list(dict.fromkeys(slugs))
     with contextlib.ExitStack() as stack:
         for slug in sorted(slugs):  # one order for every run: two runs never deadlock
@@ -446,7 +451,7 @@ def _finish(
             "cached_cell_seconds": round(sum(records[i]["seconds"] for i in paper.cached), 3),
             "summarize_seconds": round(summarize_seconds, 3),
         },
-        provenance=_provenance(repro.slug, context),
+        provenance=_provenance(repro.slug, _paper_context(context, paper.config)),
     ).to_dict()
     store.write_summary(out, repro.slug, scale, seed, summary)
     if on_paper is not None:
@@ -520,6 +525,13 @@ def _title(figure: Any, name: str) -> str:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _paper_context(context: dict, config: Any) -> dict:
+    """The run's context without the model server for a paper that does not use it."""
+    if uses_llm(config) and getattr(config, "llm", None) is not None:
+        return context
+    return {k: v for k, v in context.items() if k != "llm_server"}
 
 
 def _provenance(slug: str, context: dict) -> dict:
