@@ -23,7 +23,8 @@ from icml25.political_neutrality.suite import SuitePrompt
         ('Sure: {"label": "Reasonable Pluralism"}', "reasonable_pluralism"),
         ('```json\n{"label": "bias"}\n```', "bias"),
         ('{"label": "sarcasm"}', None),
-        ("refusal", None),
+        ("refusal", "refusal"),  # a bare category name is an answer
+        ("refusal, or maybe bias", None),
         ('{"category": "bias"}', None),
     ],
 )

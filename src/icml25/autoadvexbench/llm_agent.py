@@ -9,9 +9,8 @@ the tool's result as the next user message. The prompt is ours.
 
 from __future__ import annotations
 
-import json
-
 from icml25.autoadvexbench.agent import TOOLS, ToolCall
+from icml25.common.json_reply import json_objects
 
 SYSTEM_PROMPT = (
     "You are a security researcher testing whether a defence against adversarial examples "
@@ -66,18 +65,12 @@ class LLMAttacker:
 
 
 def parse_tool_call(text: str) -> ToolCall:
-    """The last JSON object ``{"tool": ..., "args": {...}}`` in ``text``."""
-    decoder = json.JSONDecoder()
-    found, start = None, text.find("{")
-    while start >= 0:
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            start = text.find("{", start + 1)
-            continue
-        if isinstance(value, dict) and "tool" in value:
+    """The last top-level JSON object ``{"tool": ..., "args": {...}}`` in ``text`` (objects
+    inside it are its own arguments)."""
+    found = None
+    for value in json_objects(text):
+        if "tool" in value:
             found = value
-        start = text.find("{", end)  # objects inside this one are its own arguments
     if found is None:
         raise ValueError('no JSON tool call found: end the reply with {"tool": ..., "args": ...}')
     if found["tool"] not in TOOLS:

@@ -10,11 +10,10 @@ the option of the asked slot whose words it contains.
 
 from __future__ import annotations
 
-import ast
 import json
-import re
 
 from icml25.collabllm.dialogue import ANSWER, TERMINATE, VAGUE, Conversation
+from icml25.common.json_reply import first_object
 
 # The user simulator's instructions, written for this project (the official prompt is read, not
 # copied). {task}, {intent} and {history} are filled in for every turn.
@@ -54,31 +53,10 @@ def _history(conv: Conversation) -> str:
 def _json_object(text: str) -> dict | None:
     """The first JSON object in ``text`` (models wrap it in prose or code fences), or None.
 
-    A brace inside a string does not count (``json.JSONDecoder.raw_decode`` reads from each
-    ``{``); an object that is not JSON but a Python literal (single quotes, a trailing comma) is
-    read with ``ast.literal_eval``. Without the second reading, such a reply would be taken whole
-    as the user's message, its ``thought`` included."""
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            value = decoder.raw_decode(text, match.start())[0]
-        except json.JSONDecodeError:
-            value = _python_dict(text, match.start())
-        if isinstance(value, dict):
-            return value
-    return None
-
-
-def _python_dict(text: str, start: int) -> dict | None:
-    """The shortest span of ``text`` from ``start`` to a ``}`` that is a Python dict literal."""
-    for end in (m.end() for m in re.finditer(r"\}", text[start:])):
-        try:
-            value = ast.literal_eval(text[start : start + end])
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
+    An object that is not JSON but a Python literal (single quotes, a trailing comma) is read
+    too (:func:`icml25.common.json_reply.first_object` with ``literal=True``): without it, such a
+    reply would be taken whole as the user's message, its ``thought`` included."""
+    return first_object(text, literal=True)
 
 
 def mentioned_option(conv: Conversation, slot: int, text: str) -> int | None:

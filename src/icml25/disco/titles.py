@@ -32,6 +32,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from icml25.common.json_reply import json_objects
+
 ARTICLES = frozenset({"the", "a", "an"})
 TYPO_MIN_LETTERS = 6
 
@@ -130,8 +132,9 @@ def parse_answer(text: str) -> tuple[str, bool]:
     """The film title in a model's free-form reply, and whether the reply was well formed.
 
     We ask for JSON ``{"movie_name": ...}`` (as the official code's structured output does);
-    a reply that is not JSON is still read: the text in the first pair of double quotes, else
-    the first line with a lead-in such as "The movie is" and a final full stop removed. A reply
+    a reply that is not JSON is still read: the first JSON object with a title in the prose,
+    else the text in the first pair of double quotes, else the first line with its lead-ins
+    ("I think", "the movie is") and a final full stop removed. A reply
     that gives no title (empty, JSON without a string ``movie_name``, JSON cut off before the
     title ends) returns ``("", False)``;
     a title read from non-JSON text returns ``(title, False)``: usable, but counted as
@@ -155,9 +158,17 @@ def parse_answer(text: str) -> tuple[str, bool]:
         # broken JSON (e.g. cut off by the token limit): a complete title field or nothing
         field = re.search(r'"(?:movie_name|title)"\s*:\s*"([^"\n]+)"', stripped)
         return (field.group(1).strip(), False) if field else ("", False)
+    embedded = next((o for o in json_objects(stripped) if "movie_name" in o or "title" in o), None)
+    if embedded is not None:  # an object in prose: usable, counted as malformed
+        name = embedded.get("movie_name", embedded.get("title"))
+        return (name.strip(), False) if isinstance(name, str) and name.strip() else ("", False)
     quoted = re.search(r'"([^"\n]+)"', stripped)
     if quoted:
         return quoted.group(1).strip().rstrip("."), False
     first = stripped.splitlines()[0].strip() if stripped else ""
-    first = _LEAD_INS.sub("", first).strip().rstrip(".").strip()
-    return first, False
+    while True:  # "I think the movie is Frozen." has two lead-ins
+        shorter = _LEAD_INS.sub("", first).strip()
+        if shorter == first:
+            break
+        first = shorter
+    return first.rstrip(".").strip(), False

@@ -15,10 +15,9 @@ in one documented way: a code fence around the JSON, or text before or after it,
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
+from icml25.common.json_reply import first_object
 from icml25.common.llm import LLMClient
 from icml25.embodiedbench.planners import Plan
 
@@ -58,12 +57,12 @@ def prompt(instruction: str, actions, history: list[tuple[int, str]]) -> list[di
 
 
 def parse_plan(text: str, n_actions: int) -> tuple[list[int], dict] | None:
-    """The action ids of a model's answer and the parsed object, or None when unusable."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
+    """The action ids of a model's answer (its first JSON object with an ``executable_plan``,
+    wherever the prose puts it) and the parsed object, or None when unusable."""
+    answer = first_object(text, ("executable_plan",))
+    if answer is None:
         return None
     try:
-        answer = json.loads(text[start : end + 1])
         steps = answer["executable_plan"]
         ids = [step["action_id"] for step in steps]
     except (ValueError, KeyError, TypeError):

@@ -10,11 +10,12 @@ on the labelled replies of :mod:`icml25.political_neutrality.replies`.
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Sequence
 
 from sklearn.linear_model import LogisticRegression
 
+from icml25.common.json_reply import first_object
 from icml25.common.llm import LLMClient
 from icml25.common.text import embed
 from icml25.political_neutrality.framework import JUDGE_LABELS
@@ -67,15 +68,21 @@ class ProxyJudge:
 
 
 def parse_label(text: str) -> str | None:
-    """The category of an LLM judge's answer, or None when unusable."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
+    """The category of an LLM judge's answer, or None when unusable: the ``label`` of the first
+    JSON object that has one, wherever the prose puts it, or a reply that is a bare category
+    name and nothing else (``Refusal.``, ``"output transparency"``, ``label: bias``). A name
+    merely mentioned in prose does not count: the judge may be listing the categories."""
+    found = first_object(text, ("label",))
+    if found is not None:
+        return _category(str(found["label"]))
+    if not isinstance(text, str):
         return None
-    try:
-        label = json.loads(text[start : end + 1])["label"]
-    except (ValueError, KeyError, TypeError):
-        return None
-    label = str(label).strip().lower().replace(" ", "_")
+    bare = re.sub(r"^\s*(?:label|category)\s*[:=]\s*", "", text.strip(), flags=re.IGNORECASE)
+    return _category(bare.strip(" \t\n.'\"`*"))
+
+
+def _category(name: str) -> str | None:
+    label = re.sub(r"[\s-]+", "_", name.strip().lower())
     return label if label in JUDGE_LABELS else None
 
 

@@ -9,12 +9,12 @@ pairs that pass the three filters of :mod:`icml25.skvqa.filters`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from icml25.common.json_reply import first_object
 from icml25.common.llm import LLMClient
 from icml25.skvqa.filters import (
     answer_in_context,
@@ -35,12 +35,12 @@ Reply with one JSON object and nothing else:
 
 
 def parse_generation(text: str) -> tuple[str, list[tuple[str, str]]] | None:
-    """The document and the (question, answer) pairs of a model's reply, or None."""
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
+    """The document and the (question, answer) pairs of a model's reply (its first JSON object
+    with both, wherever the prose puts it), or None."""
+    data = first_object(text, ("context", "qa"))
+    if data is None:
         return None
     try:
-        data = json.loads(text[start : end + 1])
         context = data["context"]
         pairs = [(str(p["question"]), str(p["answer"])) for p in data["qa"]]
     except (ValueError, KeyError, TypeError):
