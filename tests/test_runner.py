@@ -574,3 +574,51 @@ def test_the_map_side_never_imports_the_reduce_side():
             for a in n.names
         }
         assert f"icml25.{slug}.summary" not in names and "summary" not in names, slug
+
+
+def test_failed_model_cells_leave_the_offline_claims_their_verdicts(tmp_path, monkeypatch):
+    """disco's (a) and (b) need no model: a model that refuses every request (the same HTTP
+    500 twice, as llama.cpp answers images sent to a text-only model) fails its one model cell,
+    and the claims the other cells measure are judged as in the offline run."""
+    from icml25.common.llm import Endpoint
+    from icml25.common.openai_stub import StubResponse, StubServer
+
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    refusal = StubResponse(status=500, body='{"error": "image input is not supported"}')
+    offline = runner.run(["disco"], scale="smoke", out=tmp_path / "offline", jobs=1)["disco"]
+    with StubServer(lambda body: refusal) as server:
+        endpoint = Endpoint(server.url, "text-only")
+        summary = runner.run(["disco"], scale="smoke", out=tmp_path / "model", jobs=1, llm=endpoint)
+    summary = summary["disco"]
+    assert not summary["complete"] and summary["cells"]["failed"] == 1
+    assert summary["failures"][0]["cell"] == {"part": "null_probe"}
+    assert "image input is not supported" in summary["failures"][0]["reason"]
+    judged = {c["id"]: (c["verdict"], c["measured"]) for c in summary["claims"]}
+    for claim in offline["claims"]:
+        if claim["verdict"] is not None:
+            assert judged[claim["id"]] == (claim["verdict"], claim["measured"])
+    assert summary["counts"]["reproduced"] == offline["counts"]["reproduced"] > 0
+
+
+def test_a_failed_offline_cell_still_leaves_every_claim_incomplete_with_a_model(
+    tmp_path, monkeypatch
+):
+    import icml25.disco.reproduce as disco
+    from icml25.common.llm import Endpoint
+    from icml25.common.openai_stub import StubServer
+
+    real = disco.run_cell
+
+    def broken(config, cell, seed):
+        if cell["part"] != "null_probe":
+            raise RuntimeError("an offline cell broke")
+        return real(config, cell, seed)
+
+    monkeypatch.setattr(disco, "run_cell", broken)
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    with StubServer(lambda body: '{"movie_name": "Frozen"}') as server:
+        summary = runner.run(
+            ["disco"], scale="smoke", out=tmp_path, jobs=1, llm=Endpoint(server.url, "m")
+        )["disco"]
+    judged = [c["verdict"] for c in summary["claims"] if c["kind"] != "diagnostic"]
+    assert judged and set(judged) == {INCOMPLETE}

@@ -274,20 +274,31 @@ def judge(claim: Claim, measurements: Mapping[str, float]) -> Verdict:
 
 
 def evaluate(
-    claims: Iterable[Claim], measurements: Mapping[str, float], *, complete: bool = True
+    claims: Iterable[Claim],
+    measurements: Mapping[str, float],
+    *,
+    complete: bool = True,
+    partial: bool = False,
 ) -> list[Verdict]:
     """Verdicts of all claims, in their declared order.
 
     ``complete=False`` (some cell of the run failed): every claim and check is ``incomplete``,
     with no measured value, and diagnostics are not shown. A verdict is never computed from
-    part of the evidence.
+    part of the evidence. ``partial=True`` with it (only cells that the paper runs with a model
+    failed; ``measurements`` come from the others): a claim whose measurement is there is judged,
+    since its evidence is whole; one not measured is ``incomplete``.
     """
-    if not complete:
+    if not complete and not partial:
         return [
             Verdict(claim, None, None if claim.kind == DIAGNOSTIC else INCOMPLETE)
             for claim in claims
         ]
-    return [judge(claim, measurements) for claim in claims]
+    verdicts = [judge(claim, measurements) for claim in claims]
+    if partial:
+        verdicts = [
+            Verdict(v.claim, None, INCOMPLETE) if v.verdict == NOT_MEASURED else v for v in verdicts
+        ]
+    return verdicts
 
 
 def tally(verdicts: Iterable[Mapping]) -> dict[str, int]:

@@ -47,6 +47,7 @@ from icml25.lab.claims import Claim, evaluate
 from icml25.lab.reproduction import (
     SCALE_NAMES,
     Reproduction,
+    cell_key,
     cell_seed,
     code_fingerprint,
     config_fingerprint,
@@ -73,6 +74,7 @@ class _Paper:
     records: dict[int, dict] = field(default_factory=dict)
     cached: set[int] = field(default_factory=set)
     pending: int = 0
+    model_cells: frozenset[int] = frozenset()  # the cells that exist only because of the model
 
 
 def run(
@@ -174,8 +176,13 @@ def _prepare(
     tasks = []
     for slug, repro in repros.items():
         config = repro.config(scale)
+        model_cells: frozenset[int] = frozenset()
         if llm is not None and uses_llm(config):
+            offline = {cell_key(c) for c in repro.cells(config)}
             config = replace(config, llm=llm)
+            model_cells = frozenset(
+                i for i, c in enumerate(repro.cells(config)) if cell_key(c) not in offline
+            )
         code = code_fingerprint(slug)
         key = f"{config_fingerprint(config)}|{code}|{dependency_fingerprint(slug)}"
         cells = list(repro.cells(config))
@@ -184,7 +191,7 @@ def _prepare(
             store.cell_path(out, slug, scale, seed, c, f"{s}|{key}")
             for c, s in zip(cells, seeds, strict=True)
         ]
-        paper = _Paper(repro, config, cells, paths)
+        paper = _Paper(repro, config, cells, paths, model_cells=model_cells)
         for i, (cell, seed_i, path) in enumerate(zip(cells, seeds, paths, strict=True)):
             record = None
             if not force:
@@ -396,29 +403,41 @@ def _finish(
     """Summarise the cells of one paper, judge its claims, draw its figures, write
     summary.json.
 
-    When a cell failed, nothing is summarised: every claim is ``incomplete``. The figures are
+    When a cell failed, nothing is summarised: every claim is ``incomplete``; except when every
+    failed cell is a model cell (one that the paper runs only with a model endpoint): then the
+    other cells are summarised as an offline run would be, the claims they measure keep their
+    verdicts, and the claims that needed the model's cells are ``incomplete``. The figures are
     drawn after the measurements are taken: a figure that raises is recorded in
     ``figure_errors`` and the verdicts stand."""
     repro = paper.repro
     records = [paper.records[i] for i in range(len(paper.cells))]
+    failed = {i for i, r in enumerate(records) if r["status"] != "ok"}
     failures = [
         {"cell": r["cell"], "reason": r.get("reason", ""), "traceback": r["traceback"]}
-        for r in records
-        if r["status"] != "ok"
+        for i, r in enumerate(records)
+        if i in failed
     ]
+    partial = bool(failed) and failed <= paper.model_cells
     measurements: dict[str, float | None] = {}
     result = None
     error = None
     begin = time.perf_counter()
-    if not failures:
+    if not failed or partial:
         try:
-            finished = [(cell, r["output"]) for cell, r in zip(paper.cells, records, strict=True)]
+            finished = [
+                (cell, r["output"])
+                for i, (cell, r) in enumerate(zip(paper.cells, records, strict=True))
+                if not (partial and i in paper.model_cells)
+            ]
             result = repro.summarize(paper.config, finished)
             measurements = {k: _as_float(v) for k, v in result.measurements.items()}
         except Exception:  # a broken summary leaves every claim "not measured", never a pass
             error = traceback.format_exc()
     summarize_seconds = time.perf_counter() - begin
-    verdicts = [v.to_dict() for v in evaluate(repro.claims, measurements, complete=not failures)]
+    verdicts = [
+        v.to_dict()
+        for v in evaluate(repro.claims, measurements, complete=not failed, partial=partial)
+    ]
     figures, figure_errors = (
         ([], []) if result is None else _draw(out, repro.slug, scale, seed, result)
     )
