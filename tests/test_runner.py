@@ -622,3 +622,18 @@ def test_a_failed_offline_cell_still_leaves_every_claim_incomplete_with_a_model(
         )["disco"]
     judged = [c["verdict"] for c in summary["claims"] if c["kind"] != "diagnostic"]
     assert judged and set(judged) == {INCOMPLETE}
+
+
+def test_a_paper_that_sends_images_runs_without_a_text_only_model_and_says_so(tmp_path):
+    from icml25.common.llm import Endpoint
+    from icml25.common.openai_stub import StubServer
+
+    told = []
+    with StubServer(lambda body: "never asked") as server:
+        endpoint = Endpoint(server.url, "text-model", reads_images=False)
+        summary = runner.run(
+            ["disco"], scale="smoke", out=tmp_path, jobs=1, llm=endpoint, on_message=told.append
+        )["disco"]
+    assert server.requests == [] and summary["complete"]
+    assert summary["config"]["llm"] is None
+    assert any("disco sends images to its model" in line for line in told)

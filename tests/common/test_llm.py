@@ -397,3 +397,11 @@ def test_a_served_model_fingerprints_the_same_on_any_port():
     assert config_fingerprint(one) == config_fingerprint(two)
     assert config_fingerprint(one) != config_fingerprint(other)
     assert config_fingerprint(remote) != config_fingerprint(moved)  # unknown model: the URL
+
+
+def test_preflight_reads_whether_the_model_takes_images():
+    text_only = {"id": "m", "architecture": {"input_modalities": ["text"]}}
+    vision = {"id": "v", "capabilities": ["completion", "vision"]}
+    for entry, expected in ((text_only, False), (vision, True), ({"id": "x"}, None)):
+        with StubServer(lambda body: "ok", models=[entry]) as server:
+            assert preflight(Endpoint(server.url, entry["id"])).reads_images is expected

@@ -86,7 +86,9 @@ def test_the_server_answers_a_chat_without_the_key_and_stops(monkeypatch):
         url = server.url
         assert url.startswith("http://127.0.0.1:")
         endpoint = server.endpoint
-        assert preflight(endpoint) == endpoint and not endpoint.send_key
+        checked = preflight(endpoint)
+        assert checked.served == endpoint.served and checked.reads_images is False
+        assert not endpoint.send_key
         client = LLMClient.from_endpoint(endpoint, cache_dir=None)
         assert "authorization" not in client.backend._client.headers
         reply = client.chat(HELLO, max_tokens=8)

@@ -97,7 +97,9 @@ class Endpoint:
     in cell fingerprints and the response cache in place of the URL (:meth:`identity`), so a
     server on another port is the same model, and another model under the same name is not.
     ``send_key=False``: the client never sends ``$OPENAI_API_KEY`` to this server (the embedded
-    one needs none, and a key must not travel to a server it was not made for)."""
+    one needs none, and a key must not travel to a server it was not made for).
+    ``reads_images``: whether the model takes images, where the server says (:func:`preflight`);
+    ``None`` where unknown."""
 
     base_url: str
     model: str
@@ -105,6 +107,7 @@ class Endpoint:
     price_out_per_mtok: float | None = None
     served: str | None = None
     send_key: bool = True
+    reads_images: bool | None = None
 
     def __post_init__(self) -> None:
         url = self.base_url
@@ -133,6 +136,10 @@ class Endpoint:
             raise LLMConfigError(f"served must be a non-empty string or None, got {self.served!r}")
         if not isinstance(self.send_key, bool):
             raise LLMConfigError(f"send_key must be True or False, got {self.send_key!r}")
+        if self.reads_images is not None and not isinstance(self.reads_images, bool):
+            raise LLMConfigError(
+                f"reads_images must be True, False or None, got {self.reads_images!r}"
+            )
 
     def identity(self) -> str:
         """The model behind this endpoint: what the server serves where known, else the URL
@@ -173,7 +180,8 @@ def preflight(
 
     ``GET {base_url}/models``. The endpoint comes back with ``served`` filled in when the server
     lists exactly one model (llama.cpp, vLLM and most local servers: its id), so the cache
-    tells apart two models served under one name. A server that does not answer, refuses the
+    tells apart two models served under one name, and with ``reads_images`` where the entry of
+    the model says whether it takes images. A server that does not answer, refuses the
     key, or answers with something else raises :class:`LLMConfigError` with one line naming the
     URL, instead of every request retrying for minutes."""
     import httpx
@@ -204,9 +212,25 @@ def preflight(
         raise LLMConfigError(
             f"{url} answered HTTP {response.status_code} without a model list: {body!r}"
         )
-    if endpoint.served is not None or len(listed) != 1 or not isinstance(listed[0], Mapping):
+    entries = [e for e in listed if isinstance(e, Mapping)]
+    named = [e for e in entries if e.get("id") == endpoint.model]
+    entry = entries[0] if len(entries) == 1 else (named[0] if named else None)
+    if entry is None:
         return endpoint
-    return replace(endpoint, served=str(listed[0].get("id")))
+    served = endpoint.served or (str(entry.get("id")) if len(entries) == 1 else None)
+    return replace(endpoint, served=served, reads_images=_reads_images(entry))
+
+
+def _reads_images(entry: Mapping) -> bool | None:
+    """Whether a ``/models`` entry says its model takes images: llama.cpp's
+    ``architecture.input_modalities``, Ollama's ``capabilities``; None where it says nothing."""
+    architecture = entry.get("architecture")
+    if isinstance(architecture, Mapping) and isinstance(architecture.get("input_modalities"), list):
+        return "image" in architecture["input_modalities"]
+    capabilities = entry.get("capabilities")
+    if isinstance(capabilities, list) and capabilities:
+        return "vision" in capabilities or "multimodal" in capabilities
+    return None
 
 
 def default_cache_dir() -> Path:

@@ -2,7 +2,8 @@
 
 It serves ``POST /v1/chat/completions`` in a background thread (standard library only) and
 answers each request with what a ``responder(body) -> str | StubResponse`` returns; with
-``models=[...]`` it lists them at ``GET /v1/models`` (else that route is a 404)::
+``models=[...]`` (ids, or whole entries as dicts) it lists them at ``GET /v1/models`` (else that
+route is a 404)::
 
     with StubServer(lambda body: "Paris") as server:
         client = LLMClient.from_endpoint(Endpoint(server.url, "stub"), cache_dir=None)
@@ -42,7 +43,9 @@ class StubServer:
     """An OpenAI-schema chat-completions server in a thread; a context manager."""
 
     def __init__(
-        self, responder: Callable[[dict], str | StubResponse], models: list[str] | None = None
+        self,
+        responder: Callable[[dict], str | StubResponse],
+        models: list[str | dict] | None = None,
     ) -> None:
         if not callable(responder):
             raise TypeError(f"responder must be callable (body) -> str, got {responder!r}")
@@ -84,7 +87,7 @@ class StubServer:
                 if self.path.rstrip("/") != "/v1/models" or stub.models is None:
                     self._send(StubResponse(status=404, body='{"error": "no such route"}'))
                     return
-                listed = [{"id": name, "object": "model"} for name in stub.models]
+                listed = [m if isinstance(m, dict) else {"id": m} for m in stub.models]
                 self._send(StubResponse(body=json.dumps({"object": "list", "data": listed})))
 
             def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)

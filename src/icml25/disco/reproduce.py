@@ -33,6 +33,7 @@ from icml25.disco.scoring import (
 from icml25.disco.titles import match_many
 
 CELL_THREADS = 1
+MODEL_NEEDS_IMAGES = True  # the null probe asks the model about film frames
 SCORE_KINDS = ("image", "caption", "floor", "floor_official")
 
 

@@ -25,6 +25,7 @@ from icml25.embodiedbench.tasks import SUBSETS, base_tasks, subset
 from icml25.embodiedbench.vlm import VLMPlanner
 
 CELL_THREADS = 1
+MODEL_NEEDS_IMAGES = True  # the planner sees the rendered scene
 OFFLINE_PLANNERS = ("oracle", "random", "heuristic")
 
 

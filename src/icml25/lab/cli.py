@@ -397,10 +397,11 @@ def run(
             price_in_per_mtok=endpoint.price_in_per_mtok,
             price_out_per_mtok=endpoint.price_out_per_mtok,
         )
-    elif needs_model:
+    if needs_model:
         try:
             endpoint = preflight(endpoint)
         except LLMConfigError as err:
+            stack.close()
             raise InputError(str(err)) from None
     with stack:
         summaries = _run(

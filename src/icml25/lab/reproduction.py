@@ -25,16 +25,20 @@ and may define
 
 ``CELL_THREADS``
     an int: the most threads (torch, BLAS, OpenMP) one cell should use, for cells whose small
-    products run slower on more threads; the runner applies it, in workers and in-process.
+    products run slower on more threads; the runner applies it, in workers and in-process;
+``MODEL_NEEDS_IMAGES``
+    ``True`` for a paper whose model cells send images: given a model whose server says it
+    reads text only, the runner runs the paper without the model and says so in one line.
 
 ``icml25.<slug>.summary``, the reduce side, may import ``reproduce`` (never the reverse) and
 defines
 
 ``summarize(config, results) -> Summary``
     ``results`` is a list of ``(cell, output)`` pairs in the order of ``cells(config)``; the
-    runner calls it only when every cell succeeded; it returns the measurements and figures,
-    never a verdict. Figures are functions, drawn by the runner after the measurements are
-    taken: one that raises is a warning, and the verdicts stand.
+    runner calls it only when every cell succeeded, or every cell but some of the model cells
+    (those that ``cells`` gives only with an endpoint), which are then left out; it returns
+    the measurements and figures, never a verdict. Figures are functions, drawn by the runner
+    after the measurements are taken: one that raises is a warning, and the verdicts stand.
 
 The cells are cached under :func:`code_fingerprint` (the map side) and the summary records
 :func:`summary_fingerprint` (the reduce side): editing ``summary.py`` reduces the cached cells
@@ -92,6 +96,7 @@ class Reproduction:
     cells: Callable[[Any], list[dict]]
     run_cell: Callable[[Any, dict, int], dict]
     summarize: Callable[[Any, list[tuple[dict, dict]]], Summary]
+    model_needs_images: bool = False
 
     def config(self, scale: str) -> Any:
         if scale not in self.scales:
@@ -197,6 +202,7 @@ def from_module(
         cells=module.cells,
         run_cell=module.run_cell,
         summarize=reduce.summarize,
+        model_needs_images=bool(getattr(module, "MODEL_NEEDS_IMAGES", False)),
     )
 
 

@@ -177,7 +177,13 @@ def _prepare(
     for slug, repro in repros.items():
         config = repro.config(scale)
         model_cells: frozenset[int] = frozenset()
-        if llm is not None and uses_llm(config):
+        blind = llm is not None and llm.reads_images is False and repro.model_needs_images
+        if blind and uses_llm(config):
+            tell(
+                f"{slug} sends images to its model, and the server at {llm.base_url} says "
+                f"{llm.model} reads text only: {slug} runs without the model"
+            )
+        elif llm is not None and uses_llm(config):
             offline = {cell_key(c) for c in repro.cells(config)}
             config = replace(config, llm=llm)
             model_cells = frozenset(

@@ -28,6 +28,7 @@ from icml25.skvqa.scripted import generate as scripted
 from icml25.skvqa.stats import STATISTICS
 
 CELL_THREADS = 1
+MODEL_NEEDS_IMAGES = True  # the model writes documents and questions about photographs
 
 
 @dataclass(frozen=True)
