@@ -36,13 +36,14 @@ class FakeChat(BaseHTTPRequestHandler):
 
 
 @pytest.fixture()
-def server(monkeypatch):
+def server(monkeypatch, tmp_path):
     httpd = HTTPServer(("127.0.0.1", 0), FakeChat)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    monkeypatch.setenv("SOCIAL_CHOICE_BASE_URL", f"http://127.0.0.1:{httpd.server_port}/v1")
-    monkeypatch.setenv("SOCIAL_CHOICE_API_KEY", "test-key")
-    monkeypatch.setenv("SOCIAL_CHOICE_MODEL", "fake-model")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{httpd.server_port}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("ICML25_LLM_MODEL", "fake-model")
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path))
     FakeChat.seen = []
     yield httpd
     httpd.shutdown()
@@ -74,12 +75,31 @@ def test_the_process_runs_on_the_endpoint(server):
     assert slate.costs.sum() <= 20 and len(slate.statements) >= 1
 
 
-def test_bad_configuration():
+def test_bad_configuration(monkeypatch):
+    from icml25.common.llm import Endpoint, LLMConfigError
+
     opinions = template_opinions(2, seed=0)
-    with pytest.raises(ValueError, match="base_url"):
-        HTTPOracles(opinions, base_url="ftp://x")
-    with pytest.raises(ValueError, match="timeout"):
-        HTTPOracles(opinions, base_url="http://x", timeout=0)
+    monkeypatch.delenv("ICML25_LLM_MODEL", raising=False)
+    with pytest.raises(LLMConfigError, match="needs a model"):
+        HTTPOracles(opinions)
+    with pytest.raises(LLMConfigError, match="base_url"):
+        HTTPOracles(opinions, Endpoint("ftp://x", "m"))
+    with pytest.raises(TypeError, match="endpoint"):
+        HTTPOracles(opinions, "http://x")
+    with pytest.raises(ValueError, match="unusable"):
+        HTTPOracles(opinions, Endpoint("http://x", "m"), unusable="skip")
+
+
+def test_an_answer_without_a_rating_raises_or_counts_as_the_lowest():
+    from icml25.common.llm import LLMClient
+
+    opinions = template_opinions(3, seed=0)
+    client = LLMClient.scripted(lambda messages, params: "I cannot say.")
+    with pytest.raises(ValueError, match="expected a rating 1-6"):
+        HTTPOracles(opinions, client=client).rate(0, "a statement")
+    lenient = HTTPOracles(opinions, client=client, unusable="lowest")
+    np.testing.assert_array_equal(lenient.disc(np.arange(3), "a statement"), [1.0, 1.0, 1.0])
+    assert lenient.unusable == lenient.ratings_asked == 3
 
 
 def test_oracles_take_the_projects_model_client():
@@ -97,3 +117,27 @@ def test_oracles_take_the_projects_model_client():
     assert len(prompts) == 3 and oracles.client.usage()["calls"] == 3
     with pytest.raises(TypeError, match="client"):
         HTTPOracles(opinions, client="http://x")
+
+
+def test_the_model_cell_runs_prose_on_the_endpoint_and_reports_what_the_model_said(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path))
+    from dataclasses import replace
+
+    from icml25.common.llm import Endpoint
+    from icml25.common.openai_stub import StubServer
+    from icml25.social_choice import reproduce
+
+    def respond(body):
+        prompt = body["messages"][-1]["content"]
+        return "5" if prompt.startswith("A participant") else "parks for everyone"
+
+    with StubServer(respond) as server:
+        config = replace(reproduce.SCALES["smoke"], llm=Endpoint(server.url, "m"))
+        assert [c for c in reproduce.cells(config) if c["part"] == "model"]
+        out = reproduce._model(config, seed=3)
+    assert out["slate_size"] >= 1 and out["slate_words"] <= out["budget"]
+    assert out["mean_rating"] == 5.0 and out["unusable"] == 0
+    assert out["llm_usage"]["calls"] == len(server.requests)
+    assert not [c for c in reproduce.cells(reproduce.SCALES["smoke"]) if c["part"] == "model"]

@@ -3,28 +3,25 @@
 Boehmer, Fish & Procaccia (ICML 2025), Section 6: PROSE implements ``Disc`` and ``Gen`` with
 GPT-4o(-mini). :class:`HTTPOracles` sends the same two kinds of question to any
 OpenAI-compatible server through the project's one model client,
-:class:`icml25.common.llm.LLMClient` (retries, usage counts). Configuration, by argument (or a
-ready ``client``) or environment variable:
-
-- ``SOCIAL_CHOICE_BASE_URL`` (default ``https://api.openai.com/v1``), the URL before
-  ``/chat/completions``;
-- ``SOCIAL_CHOICE_API_KEY`` (else ``OPENAI_API_KEY``), sent as a bearer token if set;
-- ``SOCIAL_CHOICE_MODEL`` (default ``gpt-4o-mini``).
+:class:`icml25.common.llm.LLMClient` (retries, cache, usage counts), configured like every other
+paper's: an :class:`~icml25.common.llm.Endpoint`, a ready ``client``, or the environment
+(``ICML25_LLM_MODEL``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``; :func:`endpoint_from_env`).
 
 ``Disc(i, alpha)`` asks for agreement on the paper's 1-6 scale and reads the first digit 1-6 of
-the answer (answers are cached per agent and statement); ``Gen(S, l, x)`` asks for one statement
-of at most ``x`` words that as many of the listed participants as possible rate ``>= l``, and
-keeps its first ``x`` words so that ``c(alpha) <= x`` holds whatever the model writes.
+the answer (answers are cached per agent and statement); an answer without one raises, or with
+``unusable="lowest"`` counts as 1 and is counted in :attr:`HTTPOracles.unusable`. ``Gen(S, l,
+x)`` asks for one statement of at most ``x`` words that as many of the listed participants as
+possible rate ``>= l``, and keeps its first ``x`` words so that ``c(alpha) <= x`` holds whatever
+the model writes.
 """
 
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
 
-from icml25.common.llm import Endpoint, LLMClient
+from icml25.common.llm import Endpoint, LLMClient, LLMConfigError, endpoint_from_env
 from icml25.social_choice.opinions import Opinions
 from icml25.social_choice.text_oracles import word_count
 
@@ -40,32 +37,35 @@ class HTTPOracles:
     def __init__(
         self,
         opinions: Opinions,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        model: str | None = None,
-        timeout: float = 60.0,
+        endpoint: Endpoint | None = None,
+        *,
         client: LLMClient | None = None,
+        unusable: str = "raise",
     ) -> None:
         if not opinions.sentences:
             raise ValueError("opinions must hold at least one agent")
-        self.opinions = opinions
+        if unusable not in ("raise", "lowest"):
+            raise ValueError(f"unusable must be 'raise' or 'lowest', got {unusable!r}")
+        self.opinions, self.on_unusable, self.unusable = opinions, unusable, 0
         if client is None:
-            endpoint = Endpoint(
-                base_url or os.environ.get("SOCIAL_CHOICE_BASE_URL", "https://api.openai.com/v1"),
-                model or os.environ.get("SOCIAL_CHOICE_MODEL", "gpt-4o-mini"),
-            )
-            key = (
-                api_key
-                or os.environ.get("SOCIAL_CHOICE_API_KEY")
-                or os.environ.get("OPENAI_API_KEY")
-            )
-            client = LLMClient.from_endpoint(
-                endpoint, api_key=key, timeout_s=timeout, cache_dir=None
-            )
+            endpoint = endpoint if endpoint is not None else endpoint_from_env()
+            if endpoint is None:
+                raise LLMConfigError(
+                    "HTTPOracles needs a model: pass endpoint=Endpoint(url, model), a client, "
+                    "or set ICML25_LLM_MODEL (and OPENAI_BASE_URL for a local server)"
+                )
+            if not isinstance(endpoint, Endpoint):
+                raise TypeError(f"endpoint must be an icml25.common.llm.Endpoint, got {endpoint!r}")
+            client = LLMClient.from_endpoint(endpoint)
         elif not isinstance(client, LLMClient):
             raise TypeError(f"client must be an icml25.common.llm.LLMClient, got {client!r}")
         self.client = client
         self._ratings: dict[tuple[int, str], float] = {}
+
+    @property
+    def ratings_asked(self) -> int:
+        """Distinct (agent, statement) ratings asked of the model so far."""
+        return len(self._ratings)
 
     def chat(self, prompt: str) -> str:
         """One chat completion (temperature 0); returns the message text."""
@@ -84,9 +84,10 @@ class HTTPOracles:
                 f"Answer with a single integer ({SCALE})."
             )
             digit = re.search(r"[1-6]", answer)
-            if digit is None:
+            if digit is None and self.on_unusable == "raise":
                 raise ValueError(f"the endpoint answered {answer!r}, expected a rating 1-6")
-            self._ratings[key] = float(digit.group())
+            self.unusable += digit is None
+            self._ratings[key] = 1.0 if digit is None else float(digit.group())
         return self._ratings[key]
 
     def disc(self, agents: np.ndarray, alpha: str) -> np.ndarray:

@@ -14,7 +14,14 @@ Cells:
   (:mod:`icml25.social_choice.opinions`), embedding ``Disc`` + extractive ``Gen``
   (MiniLM at default scale, TF-IDF at smoke), word budget ``1.5 n``; the slate against the
   k-means medoid baseline under the template's ground-truth utility (an agent's utility for a
-  slate: her best statement in it).
+  slate: her best statement in it);
+- ``model`` (only with ``config.llm``, from ``icml25 run social_choice --llm-model ...``): the
+  democratic process with ``Disc`` and ``Gen`` asked of the model (:class:`HTTPOracles`) on a
+  smaller template instance (``llm_n`` agents, word budget ``1.5 n``, levels 6 down to 1, caps
+  ``llm_caps`` words). Generated statements have no ground-truth utility, so the cell reports
+  what the model said: the slate, its size and words, each agent's rating of her assigned
+  statement by the model's own ``Disc``, and the share of answers without a rating (counted
+  as 1).
 """
 
 from __future__ import annotations
@@ -23,7 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml25.common.llm import Endpoint, LLMClient
 from icml25.social_choice.axiom import deviation_ratios
+from icml25.social_choice.http_oracle import HTTPOracles
 from icml25.social_choice.opinions import template_opinions, template_utility
 from icml25.social_choice.slate import democratic_process
 from icml25.social_choice.synthetic import (
@@ -58,10 +67,23 @@ class Config:
     encoder: str = "minilm"  # "minilm" or "tfidf"
     cos_low: float = 0.3  # cosine mapped to utility 1 (MiniLM)
     cos_high: float = 0.9  # ... and to 6
+    llm: Endpoint | None = None
+    llm_instances: int = 2
+    llm_n: int = 8
+    llm_caps: tuple[int, ...] = (12, 6, 3)
 
 
 SCALES = {
-    "smoke": Config(instances=2, text_instances=2, encoder="tfidf", cos_low=0.1, cos_high=0.7),
+    "smoke": Config(
+        instances=2,
+        text_instances=2,
+        encoder="tfidf",
+        cos_low=0.1,
+        cos_high=0.7,
+        llm_instances=1,
+        llm_n=4,
+        llm_caps=(6, 3),
+    ),
     "default": Config(),
     "paper": Config(instances=100, text_instances=20),
 }
@@ -74,13 +96,49 @@ def cells(config: Config) -> list[dict]:
         for r in range(config.instances)
     ]
     text = [{"part": "text", "replicate": r} for r in range(config.text_instances)]
-    return synthetic + text
+    model = [{"part": "model", "replicate": r} for r in range(config.llm_instances)]
+    return synthetic + text + (model if config.llm is not None else [])
 
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
     if cell["part"] == "synthetic":
         return _synthetic(config, SETTINGS[cell["setting"]], seed)
+    if cell["part"] == "model":
+        return _model(config, seed)
     return _text(config, seed)
+
+
+def _model(config: Config, seed: int) -> dict:
+    opinions = template_opinions(
+        config.llm_n, config.text_issues, config.text_camps, seed=np.random.SeedSequence(seed)
+    )
+    client = LLMClient.from_endpoint(config.llm)
+    oracles = HTTPOracles(opinions, client=client, unusable="lowest")
+    budget = config.words_per_agent * config.llm_n
+    slate = democratic_process(
+        config.llm_n,
+        budget,
+        np.arange(6.0, 0.99, -1.0),
+        np.asarray(config.llm_caps, dtype=float),
+        oracles.disc,
+        oracles.gen,
+        oracles.cost,
+    )
+    assigned = slate.assignment >= 0  # (n,)
+    ratings = np.ones(config.llm_n)  # an unassigned agent: the lowest rating
+    for i in np.flatnonzero(assigned):
+        ratings[i] = oracles.rate(i, slate.statements[slate.assignment[i]])
+    return {
+        "slate": list(slate.statements),
+        "slate_size": len(slate.statements),
+        "slate_words": float(slate.costs.sum()),
+        "budget": budget,
+        "assigned_fraction": float(assigned.mean()),
+        "mean_rating": float(ratings.mean()),
+        "ratings_asked": oracles.ratings_asked,
+        "unusable": oracles.unusable,
+        "llm_usage": client.usage(),
+    }
 
 
 def _synthetic(config: Config, setting, seed: int) -> dict:

@@ -59,6 +59,16 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     else:
         m["text_mean_gain"] = nan
 
+    model = [o for c, o in results if c["part"] == "model"]
+    if model:
+        m["llm_mean_rating"] = float(np.mean([o["mean_rating"] for o in model]))
+        m["llm_assigned_fraction"] = float(np.mean([o["assigned_fraction"] for o in model]))
+        m["llm_slate_size"] = float(np.mean([o["slate_size"] for o in model]))
+        m["llm_max_words_over_budget"] = float(max(o["slate_words"] - o["budget"] for o in model))
+        m["llm_unusable_rate"] = float(
+            sum(o["unusable"] for o in model) / max(1, sum(o["ratings_asked"] for o in model))
+        )
+
     figures = {}
     if synthetic:
         figures["deviation_ratios"] = _fig_ratios(synthetic)
