@@ -637,3 +637,19 @@ def test_a_paper_that_sends_images_runs_without_a_text_only_model_and_says_so(tm
     assert server.requests == [] and summary["complete"]
     assert summary["config"]["llm"] is None
     assert any("disco sends images to its model" in line for line in told)
+
+
+def test_the_measurements_the_model_made_are_named_in_the_summary(tmp_path, monkeypatch):
+    from icml25.common.llm import Endpoint
+    from icml25.common.openai_stub import StubServer
+
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    with StubServer(lambda body: '{"movie_name": "Frozen"}') as server:
+        summary = runner.run(
+            ["disco"], scale="smoke", out=tmp_path, jobs=1, llm=Endpoint(server.url, "m")
+        )["disco"]
+    offline = runner.run(["disco"], scale="smoke", out=tmp_path / "off", jobs=1)["disco"]
+    made = summary["model_measurements"]
+    assert made and all(name.startswith("llm_") for name in made)
+    assert set(made) == set(summary["measurements"]) - set(offline["measurements"])
+    assert offline["model_measurements"] == []

@@ -78,6 +78,32 @@ def _model_note(summary: dict) -> str:
     return f" with model {llm['model']} at {llm['base_url']}" if llm else ""
 
 
+UNUSABLE_WORDS = ("unusable", "malformed", "invalid")  # a model measurement of failed replies
+
+
+def _model_lines(summary: dict) -> list[str]:
+    """What the model itself scored, first, and a warning where every reply was unusable."""
+    names = summary.get("model_measurements") or []
+    values = summary.get("measurements", {})
+    if not names:
+        return []
+    shown = ", ".join(f"{n} {_number(values.get(n))}" for n in names[:12])
+    more = f" (and {len(names) - 12} more in summary.json)" if len(names) > 12 else ""
+    lines = [f"  the model's own measurements: {shown}{more}"]
+    for name in names:
+        value = values.get(name)
+        if any(w in name for w in UNUSABLE_WORDS) and "rate" in name and value == 1.0:
+            lines.append(
+                f"  warning: {name} = 100%: none of the model's replies could be read, so the "
+                "measurements that rest on them say nothing about the model"
+            )
+    return lines
+
+
+def _number(value) -> str:
+    return "n/a" if value is None else f"{value:.4g}"
+
+
 def _echo_verdicts(summary: dict, err: bool = False, usage: bool = True) -> None:
     for v in summary["claims"]:
         click.echo(f"  {_verdict_line(v)}", err=err)
@@ -264,6 +290,8 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
         )
         if summary["scale"] == "smoke":
             click.echo("  (smoke: not evidence)")
+        for line in _model_lines(summary):
+            click.echo(line)
         _echo_verdicts(summary)
 
 
@@ -378,6 +406,8 @@ def run(
         click.echo(_paper_line(summary), err=as_json)
         line = _usage_line(summary)
         if line:
+            click.echo(line, err=as_json)
+        for line in _model_lines(summary):
             click.echo(line, err=as_json)
         if terminal or not summary["complete"]:
             _echo_verdicts(summary, err=as_json, usage=False)

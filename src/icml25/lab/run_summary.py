@@ -18,7 +18,9 @@ class RunSummary:
     ``claims`` are verdict dicts (:meth:`icml25.lab.claims.Verdict.to_dict`) of claims, checks
     and diagnostics in their declared order; ``figure_errors`` names each figure that failed
     to draw and why (the verdicts do not depend on figures); ``summary_error`` is the
-    traceback of a ``summarize`` that raised (then nothing was measured)."""
+    traceback of a ``summarize`` that raised (then nothing was measured);
+    ``model_measurements`` names the measurements that the model's cells made (those that a
+    summary of the other cells alone lacks or gives otherwise), what the model itself scored."""
 
     slug: str
     title: str
@@ -37,6 +39,7 @@ class RunSummary:
     figure_errors: list[dict] = field(default_factory=list)
     llm_usage: dict | None = None
     summary_error: str | None = None
+    model_measurements: list[str] = field(default_factory=list)
     schema: int = SCHEMA
 
     @property

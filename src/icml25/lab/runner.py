@@ -425,6 +425,7 @@ def _finish(
     ]
     partial = bool(failed) and failed <= paper.model_cells
     measurements: dict[str, float | None] = {}
+    model_made: list[str] = []
     result = None
     error = None
     begin = time.perf_counter()
@@ -437,6 +438,11 @@ def _finish(
             ]
             result = repro.summarize(paper.config, finished)
             measurements = {k: _as_float(v) for k, v in result.measurements.items()}
+            if paper.model_cells and not partial:
+                offline = [f for i, f in enumerate(finished) if i not in paper.model_cells]
+                model_made = _differing(
+                    measurements, repro.summarize(paper.config, offline).measurements
+                )
         except Exception:  # a broken summary leaves every claim "not measured", never a pass
             error = traceback.format_exc()
     summarize_seconds = time.perf_counter() - begin
@@ -470,6 +476,7 @@ def _finish(
         warnings=dict(Counter(w for r in records for w in r.get("warnings", []))),
         llm_usage=_llm_usage(records),
         summary_error=error,
+        model_measurements=model_made,
         timing={
             "wall_seconds": round(_wall(fresh) + summarize_seconds, 3),
             "computed_cell_seconds": round(sum(r["seconds"] for r in fresh), 3),
@@ -550,6 +557,16 @@ def _title(figure: Any, name: str) -> str:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _differing(measurements: dict[str, float | None], offline: dict[str, Any]) -> list[str]:
+    """The names of ``measurements`` that ``offline`` lacks or gives otherwise (non-finite
+    values are ``None`` on both sides)."""
+    return [
+        name
+        for name, value in measurements.items()
+        if name not in offline or _as_float(offline[name]) != value
+    ]
 
 
 def _paper_context(context: dict, config: Any) -> dict:
