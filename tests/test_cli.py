@@ -342,3 +342,19 @@ def test_inconclusive_and_diagnostics_are_shown_apart_and_strict_refuses_inconcl
     assert main(["report", "--runs", str(runs), "--out", str(runs / "site")]) == 0
     page = (runs / "site" / f"{SLUG}.html").read_text()
     assert "shown, not judged" in page and "inconclusive" in page and "single run" in page
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--llm-model", "m", "--llm-price", "nan", "1"], "--llm-price"),
+        (["--llm-concurrency", "2"], "--llm-concurrency needs a model"),
+        (["--llm-model", "local:/no/such/model.gguf"], "no file at /no/such/model.gguf"),
+        (["--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m"], "no model server"),
+    ],
+)
+def test_bad_model_settings_stop_the_run_in_one_line(tmp_path, capsys, extra, message):
+    argv = ["run", "political_neutrality", "--scale", "smoke", "--out", str(tmp_path)]
+    assert main([*argv, *extra]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0] and "Traceback" not in err[0]

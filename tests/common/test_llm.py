@@ -405,3 +405,40 @@ def test_preflight_reads_whether_the_model_takes_images():
     for entry, expected in ((text_only, False), (vision, True), ({"id": "x"}, None)):
         with StubServer(lambda body: "ok", models=[entry]) as server:
             assert preflight(Endpoint(server.url, entry["id"])).reads_images is expected
+
+
+def test_preflight_shares_the_slots_a_llama_cpp_server_reports_among_the_workers():
+    """A request waiting in a one-slot server's queue spends its own timeout: each client keeps
+    no more requests in flight than its share of the slots."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Props(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            data = json.dumps(
+                {"total_slots": 4} if self.path == "/props" else {"data": [{"id": "m"}]}
+            ).encode()
+            self.send_response(200)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Props)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_port}/v1"
+        assert preflight(Endpoint(url, "m"), workers=2).concurrency == 2
+        assert preflight(Endpoint(url, "m"), workers=8).concurrency == 1
+        assert preflight(Endpoint(url, "m", concurrency=3), workers=2).concurrency == 3
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    client = LLMClient.from_endpoint(Endpoint(url, "m", concurrency=2), cache_dir=None)
+    assert client.max_concurrency == 2
+    with StubServer(lambda body: "ok", models=["m"]) as server:  # no /props: as named
+        assert preflight(Endpoint(server.url, "m")).concurrency is None
+    with pytest.raises(LLMConfigError, match="--llm-concurrency"):
+        Endpoint(url, "m", concurrency=0)

@@ -99,7 +99,9 @@ class Endpoint:
     ``send_key=False``: the client never sends ``$OPENAI_API_KEY`` to this server (the embedded
     one needs none, and a key must not travel to a server it was not made for).
     ``reads_images``: whether the model takes images, where the server says (:func:`preflight`);
-    ``None`` where unknown."""
+    ``None`` where unknown. ``concurrency``: requests one client keeps in flight (default 4;
+    :func:`preflight` sets it from the slots a llama.cpp server reports, so requests do not
+    wait in its queue while their timeout runs)."""
 
     base_url: str
     model: str
@@ -108,6 +110,7 @@ class Endpoint:
     served: str | None = None
     send_key: bool = True
     reads_images: bool | None = None
+    concurrency: int | None = None
 
     def __post_init__(self) -> None:
         url = self.base_url
@@ -136,6 +139,14 @@ class Endpoint:
             raise LLMConfigError(f"served must be a non-empty string or None, got {self.served!r}")
         if not isinstance(self.send_key, bool):
             raise LLMConfigError(f"send_key must be True or False, got {self.send_key!r}")
+        if self.concurrency is not None and (
+            isinstance(self.concurrency, bool)
+            or not isinstance(self.concurrency, int)
+            or self.concurrency < 1
+        ):
+            raise LLMConfigError(
+                f"concurrency (--llm-concurrency) must be an integer >= 1, got {self.concurrency!r}"
+            )
         if self.reads_images is not None and not isinstance(self.reads_images, bool):
             raise LLMConfigError(
                 f"reads_images must be True, False or None, got {self.reads_images!r}"
@@ -174,16 +185,22 @@ def endpoint_from_env(
 
 
 def preflight(
-    endpoint: Endpoint, *, api_key: str | None = None, timeout_s: float = 10.0
+    endpoint: Endpoint,
+    *,
+    api_key: str | None = None,
+    timeout_s: float = 10.0,
+    workers: int = 1,
 ) -> Endpoint:
     """Ask the server, once and before any cell starts, whether it answers and what it serves.
 
     ``GET {base_url}/models``. The endpoint comes back with ``served`` filled in when the server
     lists exactly one model (llama.cpp, vLLM and most local servers: its id), so the cache
     tells apart two models served under one name, and with ``reads_images`` where the entry of
-    the model says whether it takes images. A server that does not answer, refuses the
-    key, or answers with something else raises :class:`LLMConfigError` with one line naming the
-    URL, instead of every request retrying for minutes."""
+    the model says whether it takes images. Where ``concurrency`` is not set and the server
+    reports its slots (llama.cpp's ``GET /props``, ``total_slots``), it becomes the slots shared
+    by ``workers`` processes (at least 1 each). A server that does not answer, refuses the key,
+    or answers with something else raises :class:`LLMConfigError` with one line naming the URL,
+    instead of every request retrying for minutes."""
     import httpx
 
     key = (api_key if api_key is not None else os.environ.get(ENV_API_KEY)) or ""
@@ -201,8 +218,18 @@ def preflight(
             f"{endpoint.base_url} refused the request (HTTP {response.status_code}): is "
             f"{ENV_API_KEY} set and valid?"
         )
-    if response.status_code == 404:  # a server without the route still serves chats
-        return endpoint
+    checked = endpoint
+    if response.status_code != 404:  # a server without the route still serves chats
+        checked = _with_model_entry(endpoint, response, url, key)
+    if checked.concurrency is None:
+        slots = _server_slots(endpoint.base_url, headers, timeout_s)
+        if slots is not None:
+            checked = replace(checked, concurrency=max(1, slots // max(1, workers)))
+    return checked
+
+
+def _with_model_entry(endpoint: Endpoint, response, url: str, key: str) -> Endpoint:
+    """``endpoint`` with what the ``/models`` answer says of its model."""
     try:
         listed = response.json()["data"] if response.status_code == 200 else None
     except (ValueError, KeyError, TypeError):
@@ -219,6 +246,19 @@ def preflight(
         return endpoint
     served = endpoint.served or (str(entry.get("id")) if len(entries) == 1 else None)
     return replace(endpoint, served=served, reads_images=_reads_images(entry))
+
+
+def _server_slots(base_url: str, headers: dict, timeout_s: float) -> int | None:
+    """The requests a llama.cpp server decodes at once (``/props``), or None where unknown."""
+    import httpx
+
+    root = base_url.removesuffix("/v1")
+    try:
+        response = httpx.get(f"{root}/props", headers=headers, timeout=timeout_s)
+        slots = response.json().get("total_slots") if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+    return slots if isinstance(slots, int) and not isinstance(slots, bool) and slots > 0 else None
 
 
 def _reads_images(entry: Mapping) -> bool | None:
@@ -427,6 +467,8 @@ class LLMClient:
             cache_dir = default_cache_dir()
         backend = HTTPBackend(endpoint, key, float(timeout_s))
         prices = (endpoint.price_in_per_mtok, endpoint.price_out_per_mtok)
+        if endpoint.concurrency is not None:
+            options.setdefault("max_concurrency", endpoint.concurrency)
         return cls(backend, cache_dir=cache_dir or None, prices=prices, **options)
 
     @classmethod

@@ -354,6 +354,14 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
     metavar="IN OUT",
     help="US dollars per million prompt and completion tokens, to report a cost.",
 )
+@click.option(
+    "--llm-concurrency",
+    type=click.IntRange(min=1, max=256),
+    default=None,
+    metavar="N",
+    help="Requests each cell keeps in flight (default: the server's slots shared by the "
+    "workers, where a llama.cpp server reports them; else 4).",
+)
 @json_option
 def run(
     slugs,
@@ -371,6 +379,7 @@ def run(
     llm_base_url,
     llm_model,
     llm_price,
+    llm_concurrency,
     as_json,
 ) -> None:
     """Run the reproductions of SLUGS (or --all), printing each paper's verdicts as it ends."""
@@ -384,6 +393,10 @@ def run(
         raise InputError("name at least one paper SLUG, or --all")
     endpoint = _endpoint(llm_base_url, llm_model, llm_price)
     named_here = any(x is not None for x in (llm_model, llm_base_url, llm_price))
+    if llm_concurrency is not None:
+        if endpoint is None:
+            raise InputError("--llm-concurrency needs a model: name one with --llm-model")
+        endpoint = replace(endpoint, concurrency=llm_concurrency)
     try:
         repros = runner.check_arguments(
             list(slugs),
@@ -414,22 +427,24 @@ def run(
 
     stack = contextlib.ExitStack()
     server = None
+    workers = jobs or os.cpu_count() or 1
     if needs_model and is_local(endpoint.model) and llm_base_url is None:
         if address is not None:
             raise InputError(
                 "--llm-model local serves on 127.0.0.1, out of reach of a cluster's workers: "
                 "start a server they reach and give it with --llm-base-url"
             )
-        slots = min(8, max(2, jobs or os.cpu_count() or 1))
+        slots = min(8, max(2, workers))
         server = _start_local(stack, endpoint.model, slots=slots)
         endpoint = replace(
             server.endpoint,
             price_in_per_mtok=endpoint.price_in_per_mtok,
             price_out_per_mtok=endpoint.price_out_per_mtok,
+            concurrency=endpoint.concurrency,
         )
     if needs_model:
         try:
-            endpoint = preflight(endpoint)
+            endpoint = preflight(endpoint, workers=workers)
         except LLMConfigError as err:
             stack.close()
             raise InputError(str(err)) from None
