@@ -42,8 +42,22 @@ def stub_model(body: dict) -> str:
     return "Here you go:\n```json\n" + json.dumps({"answer": answer}) + "\n```"
 
 
+def default_model_budget(monkeypatch) -> None:
+    """Smoke scale with the endpoint cells of the default budget (2 requests per family and
+    level, every level, 3 MR continuations), not smoke's own small model budget."""
+    from dataclasses import replace
+
+    from icml25.collabllm import reproduce
+
+    smoke = reproduce.SCALES["smoke"]
+    wide = replace(smoke, llm_tasks=2, llm_levels=None, llm_samples=None)
+    monkeypatch.setitem(reproduce.SCALES, "smoke", wide)
+
+
 def test_reproduction_runs_end_to_end_against_the_stub(tmp_path, monkeypatch):
+    """At smoke scale with the endpoint cells of the default budget, not smoke's own."""
     monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    default_model_budget(monkeypatch)
     with StubServer(stub_model) as server:
         summary = runner.run(
             ["collabllm"], scale="smoke", out=tmp_path, jobs=1, llm=Endpoint(server.url, "stub")
@@ -170,6 +184,7 @@ def test_reproduction_keeps_its_cells_when_the_model_fails(tmp_path, monkeypatch
         return stub_model(body)
 
     monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    default_model_budget(monkeypatch)
     with StubServer(refuse_the_code_family) as server:
         summary = runner.run(
             ["collabllm"], scale="smoke", out=tmp_path, jobs=1, llm=Endpoint(server.url, "stub")
@@ -206,3 +221,11 @@ def test_json_object_without_an_object():
     assert _json_object("no braces here") is None
     assert _json_object("{not: a dict, nor json") is None
     assert _json_object("[1, 2] {'a': 1}") == {"a": 1}
+
+
+def test_smoke_has_its_own_small_model_budget():
+    from icml25.collabllm import reproduce
+
+    smoke, default = reproduce.SCALES["smoke"], reproduce.SCALES["default"]
+    assert (smoke.llm_tasks, smoke.llm_levels, smoke.llm_samples) == (1, (2,), 1)
+    assert (default.llm_levels, default.llm_samples) == (None, None)  # every level, as trained

@@ -82,6 +82,7 @@ class Config:
     )
     llm: Endpoint | None = None  # a model endpoint: the LLM agent runs the same tasks too
     llm_max_tokens: int = 2048
+    llm_max_steps: int | None = None  # the LLM agent's steps per task (None: max_steps)
 
     def __post_init__(self) -> None:
         for defense, attacks in self.plan:
@@ -104,6 +105,8 @@ SCALES = {
         attack_steps=10,
         train=TrainConfig(epochs=4, train_steps=2),
         escape_limits=Limits(cpu_seconds=1, wall_seconds=2.0, memory_bytes=2**30),
+        llm_max_tokens=256,
+        llm_max_steps=3,
     ),
     "default": Config(),
     "paper": Config(n_test=500, replicates=5, attack_steps=100, train=TrainConfig(epochs=40)),
@@ -143,7 +146,9 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     return out
 
 
-def _run_task(config, folder, defense, x, y, policy, seed, actor="scripted") -> dict:
+def _run_task(
+    config, folder, defense, x, y, policy, seed, actor="scripted", max_steps=None
+) -> dict:
     task = Task.create(folder, defense, x, y, config.eps, eval_seed=seed + 7919)
     result = run_agent(
         policy,
@@ -151,7 +156,7 @@ def _run_task(config, folder, defense, x, y, policy, seed, actor="scripted") -> 
         # our own scripted attacks may run where the kernel lacks Landlock or seccomp; a
         # model's code may not (Sandbox raises SandboxUnavailable there)
         Sandbox(folder, config.limits, allow_unconfined=actor == "scripted"),
-        max_steps=config.max_steps,
+        max_steps=config.max_steps if max_steps is None else max_steps,
         max_attempts=config.max_attempts,
         actor=actor,
     )
@@ -165,7 +170,10 @@ def _run_llm_task(config, folder, defense, x, y, client, seed) -> dict:
     policy = LLMAttacker(
         client, task_text(defense.kind, config.eps), max_tokens=config.llm_max_tokens, seed=seed
     )
-    return _run_task(config, folder, defense, x, y, policy, seed, actor=f"llm:{client.model}")
+    steps = config.llm_max_steps
+    return _run_task(
+        config, folder, defense, x, y, policy, seed, actor=f"llm:{client.model}", max_steps=steps
+    )
 
 
 def _gradient_diagnostics(defense, x, y, seed: int, draws: int = 64) -> dict:

@@ -72,11 +72,20 @@ class Config:
     llm_tasks: int = 2  # test requests per (family, level) in the endpoint cells
     llm_reward_tasks: int = 1  # opening states per (family, ambiguous level) for MR, LLM user
     llm_user_temperature: float = 1.0  # the LLM user of those MR continuations samples
+    llm_levels: tuple[int, ...] | None = None  # levels of the endpoint cells (None: levels)
+    llm_samples: int | None = None  # MR continuations with the LLM user (None: num_samples)
 
 
 SCALES = {
     "smoke": Config(
-        n_train=30, n_test=40, replicates=1, rewards=("single_turn", "multiturn"), max_steps=800
+        n_train=30,
+        n_test=40,
+        replicates=1,
+        rewards=("single_turn", "multiturn"),
+        max_steps=800,
+        llm_tasks=1,
+        llm_levels=(2,),
+        llm_samples=1,
     ),
     "default": Config(),
     "paper": Config(n_train=400, n_test=1000, replicates=10),
@@ -164,7 +173,8 @@ def _llm_cell(config: Config, cell: dict, test, rng) -> dict:
     """Chats with the language-model user simulator on a subset of the test requests."""
     client = LLMClient.from_endpoint(config.llm)
     per = len(test) // (len(FAMILY_NAMES) * len(config.levels))
-    subset = [t for i, t in enumerate(test) if i % per < config.llm_tasks]
+    levels = config.levels if config.llm_levels is None else config.llm_levels
+    subset = [t for i, t in enumerate(test) if i % per < config.llm_tasks and t.ambiguity in levels]
     if cell["policy"] == "llm":
         policy = LLMPolicy(client)
     else:
@@ -183,7 +193,10 @@ def _llm_reward_cell(config: Config, rng) -> dict:
     client = LLMClient.from_endpoint(config.llm)
     llm_user = LLMUser(client, temperature=config.llm_user_temperature)
     base = BasePolicy(config.answer_prob, config.redundant)
-    levels = tuple(lv for lv in config.levels if lv > 0)
+    levels = tuple(
+        lv for lv in (config.llm_levels or config.levels) if lv > 0 and lv in config.levels
+    )
+    samples = config.num_samples if config.llm_samples is None else config.llm_samples
     data_rng = np.random.default_rng([config.data_seed, 3])
     states = [Conversation.open(t) for t in draw_tasks(config.llm_reward_tasks, levels, data_rng)]
     mr_llm = np.full((len(states), N_ACTIONS), np.nan)  # (S, A)
@@ -196,7 +209,7 @@ def _llm_reward_cell(config: Config, rng) -> dict:
             )
             try:
                 mr_llm[s, a] = multiturn_aware_reward(
-                    conv, a, base, llm_user, num_samples=config.num_samples, rng=rng
+                    conv, a, base, llm_user, num_samples=samples, rng=rng
                 )
             except LLMError as err:  # one failed request loses this candidate's MR only
                 errors.append(f"state {s}, action {a}: {err}")

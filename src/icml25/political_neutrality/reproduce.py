@@ -44,10 +44,11 @@ class Config:
     bootstrap: int = 2000
     llm: Endpoint | None = None
     prompts_per_family: int = 6
+    llm_max_tokens: int = 400  # of each reply the model writes to a suite prompt
 
 
 SCALES = {
-    "smoke": Config(topics_per_half=2, bootstrap=200),
+    "smoke": Config(topics_per_half=2, bootstrap=200, prompts_per_family=1, llm_max_tokens=128),
     "default": Config(),
     "paper": Config(bootstrap=10000, prompts_per_family=48),
 }
@@ -73,7 +74,7 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         return {"truth": truth, "guess": guess, "frame": frame, "n_train": len(train)}
     prompts = _model_prompts(config)
     client = LLMClient.from_endpoint(config.llm)
-    answers = ask(client, prompts)
+    answers = ask(client, prompts, max_tokens=config.llm_max_tokens)
     llm_labels = LLMJudge(client).judge([p.text for p in prompts], answers)
     proxy = ProxyJudge(config.C).fit([r.text for r in replies], [r.label for r in replies])
     return {
