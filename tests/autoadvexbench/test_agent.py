@@ -100,6 +100,7 @@ def test_llm_agent_runs_a_cell_end_to_end_against_the_stub(tmp_path, monkeypatch
         config = dataclasses.replace(
             repro.SCALES["smoke"],
             llm=Endpoint(server.url, "stub-model"),
+            llm_max_steps=None,  # the scripted conversation takes 6 steps, past smoke's budget
             plan=(("quantised", ("pgd",)),),
         )
         out = repro.run_cell(config, {"part": "defense", "defense": "quantised", "replicate": 0}, 1)

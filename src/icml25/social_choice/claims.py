@@ -3,7 +3,7 @@
 The protocol is in ``icml25.lab.reproduction``.
 """
 
-from icml25.lab.claims import DIAGNOSTIC, Claim
+from icml25.lab.claims import Claim
 
 CLAIMS = (
     Claim(
@@ -37,19 +37,5 @@ CLAIMS = (
         0.0,
         paper_value="Bowling Green mean utility: PROSE 3.54 vs clustering 2.79",
         replicates="text_gain[replicate=*]",
-    ),
-    Claim(
-        "model_rating",
-        "With a model (--llm-model): each agent's rating, by the model's own Disc, of the "
-        "statement the model's PROSE slate assigns her (1 for an unassigned agent), mean over "
-        "agents and instances; measured only with a model, never judged.",
-        "llm_mean_rating",
-        kind=DIAGNOSTIC,
-    ),
-    Claim(
-        "model_unusable",
-        "With a model: the share of its Disc answers with no rating 1-6 (each counted as 1).",
-        "llm_unusable_rate",
-        kind=DIAGNOSTIC,
     ),
 )
