@@ -96,6 +96,7 @@ def outcomes(iterator: Iterator) -> dict[int, tuple]:
         ({"jobs": True}, "jobs"),
         ({"address": "tcp://here:8786"}, "address"),
         ({"backend": "dask", "address": ""}, "address"),
+        ({"jobs": 10000}, "jobs must be a non-zero integer from -1024 to 1024"),
     ],
 )
 def test_bad_arguments_name_themselves(kwargs, word):
@@ -125,6 +126,15 @@ def test_describe_a_local_pool():
     assert backends.describe("loky", None, None)["workers"] == cores
     assert backends.describe("dask", None, -1)["workers"] == cores
     assert backends.describe("loky", None, -cores - 5)["workers"] == 1
+
+
+def test_a_missing_backend_is_refused_before_anything_runs(monkeypatch):
+    def absent(module, extra):
+        raise ImportError(f"the {extra} backend needs {module}: pip install 'icml25[{extra}]'")
+
+    monkeypatch.setattr(backends, "_require", absent)
+    with pytest.raises(ValueError, match=r"backend ray: .*pip install 'icml25\[ray\]'"):
+        runner.check_arguments([SLUG], scale="smoke", seed=0, jobs=2, backend="ray")
 
 
 def test_a_missing_extra_says_how_to_install_it(monkeypatch):
@@ -190,6 +200,53 @@ def test_loky_stopping_early_leaves_no_worker(tasks, tmp_path, how, alive, wait_
             signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - began < 30  # the 60 s cells were not waited for
     wait_for(lambda: not any(alive(pid) for pid in pids()), 10, "the workers' end")
+
+
+def test_loky_starts_no_more_workers_than_cells(tasks, tmp_path):
+    work = [(i, 0.5, str(tmp_path)) for i in range(3)]
+    assert sorted(r for r, _ in outcomes(backends.execute(tasks.nap, work, jobs=12)).values()) == [
+        0,
+        1,
+        2,
+    ]
+    assert len({p.read_text() for p in tmp_path.glob("*.pid")}) <= 3
+
+
+ORPHAN = """
+import sys
+from icml25.lab import backends
+import icml25_backend_tasks as tasks
+work = [(i, 120.0, sys.argv[1]) for i in range(4)]
+for outcome in backends.execute(tasks.nap, work, jobs=2):
+    pass
+"""
+
+
+def test_loky_workers_die_with_a_killed_parent(tasks, tmp_path, wait_for):
+    """SIGKILL of the process running the pool (no cleanup can run in it): its workers get the
+    parent-death signal instead of living on (a zombie left for init to reap counts as dead)."""
+    import subprocess
+
+    def alive(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except OSError:
+            return False
+
+    parent = subprocess.Popen([sys.executable, "-c", ORPHAN, str(tmp_path)])
+    try:
+
+        def pids() -> list[int]:
+            return [int(p.read_text()) for p in tmp_path.glob("*.pid") if p.read_text()]
+
+        wait_for(lambda: len(pids()) == 2, 60, "two workers running")
+        parent.kill()
+        parent.wait()
+        wait_for(lambda: not any(alive(pid) for pid in pids()), 10, "the workers' end")
+    finally:
+        parent.kill()
+        parent.wait()
 
 
 # ------------------------------------------------------------------------------------------ dask

@@ -358,3 +358,20 @@ def test_bad_model_settings_stop_the_run_in_one_line(tmp_path, capsys, extra, me
     assert main([*argv, *extra]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0] and "Traceback" not in err[0]
+
+
+def test_an_os_error_without_a_path_is_one_clean_line(tmp_path, capsys, monkeypatch):
+    from icml25.lab import runner
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(runner, "run", full)
+    assert main(["run", SLUG, "--scale", "smoke", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == "icml25: error: No space left on device"
+
+
+def test_absurd_jobs_are_refused_in_one_line(tmp_path, capsys):
+    assert main(["run", SLUG, "--scale", "smoke", "--jobs", "10000", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "jobs must be a non-zero integer from -1024 to 1024" in err[0]

@@ -653,3 +653,19 @@ def test_the_measurements_the_model_made_are_named_in_the_summary(tmp_path, monk
     assert made and all(name.startswith("llm_") for name in made)
     assert set(made) == set(summary["measurements"]) - set(offline["measurements"])
     assert offline["model_measurements"] == []
+
+
+def test_a_cell_file_holding_another_cells_record_is_recomputed_and_named(tmp_path):
+    """Another cell's JSON copied under this cell's name is not trusted: its cell, seed and key
+    are compared with the file's, and the cell is computed again."""
+    first = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1)[SLUG]
+    files = cell_files(tmp_path)
+    victim, other = files[0], files[1]
+    shutil.copy(other, victim)
+    if other.with_suffix(".npz").exists():
+        shutil.copy(other.with_suffix(".npz"), victim.with_suffix(".npz"))
+    told = []
+    again = runner.run([SLUG], scale="smoke", out=tmp_path, jobs=1, on_message=told.append)[SLUG]
+    assert again["cells"]["computed"] == 1
+    assert any(str(victim) in line and "another cell" in line for line in told)
+    assert again["measurements"] == first["measurements"]

@@ -39,6 +39,7 @@ Outcome = tuple[int, Any, str | None]
 
 # What joblib sets in its loky workers, so that a native library loaded before a cell's own
 # thread limit applies does not start one thread per core in every worker.
+MAX_JOBS = 1024  # workers asked for beyond this are a typo, not a machine
 _THREAD_VARIABLES = (
     "OMP_NUM_THREADS",
     "OPENBLAS_NUM_THREADS",
@@ -96,13 +97,23 @@ def execute(
     tasks = list(tasks)
     if not tasks:
         return (outcome for outcome in ())  # a generator too, to close like the others
+    width = _width(jobs)
     if backend == "loky":
-        return _run_loky(fn, tasks, _width(jobs))
+        return _run_loky(fn, tasks, width)
     if backend == "dask":
         _require("distributed", "dask")
-        return _run_dask(fn, tasks, address, _width(jobs))
+        return _run_dask(fn, tasks, address, width)
     _require("ray", "ray")
-    return _run_ray(fn, tasks, address, _width(jobs))
+    return _run_ray(fn, tasks, address, width)
+
+
+def require(backend: str) -> None:
+    """Raise ImportError, naming the extra to install, when ``backend`` is not installed."""
+    _check(backend, None, None)
+    if backend == "dask":
+        _require("distributed", "dask")
+    elif backend == "ray":
+        _require("ray", "ray")
 
 
 def describe(backend: str, address: str | None, jobs: int | None) -> dict[str, Any]:
@@ -146,8 +157,13 @@ def _check(backend: str, address: str | None, jobs: int | None) -> None:
             f"address must be a dask or ray scheduler address (or None), got {address!r}"
             f" with backend {backend!r}"
         )
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0):
-        raise ValueError(f"jobs must be a non-zero integer (-1 for all cores), got {jobs!r}")
+    if jobs is not None and (
+        isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0 or abs(jobs) > MAX_JOBS
+    ):
+        raise ValueError(
+            f"jobs must be a non-zero integer from -{MAX_JOBS} to {MAX_JOBS} (-1 for all "
+            f"cores), got {jobs!r}"
+        )
 
 
 def _width(jobs: int | None) -> int:
@@ -204,12 +220,18 @@ def _run_loky(
         while queue or suspects or running:
             if not running:  # a new lane: the suspects one by one, else the full pool
                 alone = bool(suspects)
-                wanted = 1 if alone else width
+                wanted = 1 if alone else min(width, len(tasks))  # no worker without a cell
                 if executor is not None and size != wanted:
                     executor.shutdown(wait=True)
                     executor = None
                 if executor is None:
-                    executor, size = ProcessPoolExecutor(max_workers=wanted, env=env), wanted
+                    executor = ProcessPoolExecutor(
+                        max_workers=wanted,
+                        env=env,
+                        initializer=_die_with_parent,
+                        initargs=(os.getpid(),),
+                    )
+                    size = wanted
             lane = suspects if alone else queue
             while lane and len(running) < size:
                 i = lane.popleft()
@@ -236,6 +258,21 @@ def _run_loky(
             future.cancel()
         if executor is not None:  # idle workers exit cleanly; busy ones (interrupted) are killed
             executor.shutdown(wait=True, kill_workers=bool(running))
+
+
+def _die_with_parent(parent: int) -> None:
+    """In a loky worker: be killed when the process that started the pool dies (Linux's
+    parent-death signal), so a SIGKILL of ``icml25 run`` leaves no worker behind; exit at once
+    if it has already died."""
+    import ctypes
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 _SIGNAL_HINTS = {
@@ -293,7 +330,7 @@ def _run_dask(
         }
         with dask.config.set(settings):
             cluster = LocalCluster(
-                n_workers=width,
+                n_workers=min(width, len(tasks)),  # no worker without a cell
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,

@@ -427,7 +427,7 @@ def run(
 
     stack = contextlib.ExitStack()
     server = None
-    workers = jobs or os.cpu_count() or 1
+    workers = jobs if jobs is not None and jobs > 0 else (os.cpu_count() or 1)
     if needs_model and is_local(endpoint.model) and llm_base_url is None:
         if address is not None:
             raise InputError(
@@ -713,8 +713,8 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"icml25: error: {err.format_message()}", err=True)
         return 2
     except OSError as err:  # disk full, no permission, --out under a file
-        where = f" {err.filename}" if err.filename else ""
-        click.echo(f"icml25: error:{where}: {err.strerror or err}", err=True)
+        where = f" {err.filename}:" if err.filename else ""
+        click.echo(f"icml25: error:{where} {err.strerror or err}", err=True)
         return 2
     return 0
 

@@ -75,6 +75,7 @@ class _Paper:
     cached: set[int] = field(default_factory=set)
     pending: int = 0
     model_cells: frozenset[int] = frozenset()  # the cells that exist only because of the model
+    keys: list[str] = field(default_factory=list)  # each cell's seed and fingerprints
 
 
 def run(
@@ -153,6 +154,7 @@ def run(
                     slug, index = tasks[k][0], tasks[k][1]
                     paper = papers[slug]
                     record = result[2] if reason is None else _died(paper, index, reason)
+                    record = {**record, "key": paper.keys[index]}
                     paper.records[index] = store.write_cell(paper.paths[index], record)
                     paper.pending -= 1
                     bar.update(1)
@@ -193,11 +195,11 @@ def _prepare(
         key = f"{config_fingerprint(config)}|{code}|{dependency_fingerprint(slug)}"
         cells = list(repro.cells(config))
         seeds = [cell_seed(seed, slug, cell) for cell in cells]
+        keys = [f"{s}|{key}" for s in seeds]
         paths = [
-            store.cell_path(out, slug, scale, seed, c, f"{s}|{key}")
-            for c, s in zip(cells, seeds, strict=True)
+            store.cell_path(out, slug, scale, seed, c, k) for c, k in zip(cells, keys, strict=True)
         ]
-        paper = _Paper(repro, config, cells, paths, model_cells=model_cells)
+        paper = _Paper(repro, config, cells, paths, model_cells=model_cells, keys=keys)
         for i, (cell, seed_i, path) in enumerate(zip(cells, seeds, paths, strict=True)):
             record = None
             if not force:
@@ -205,6 +207,10 @@ def _prepare(
                     record = store.read_cell(path)
                 except store.Unreadable as err:
                     tell(f"cannot read {err.path} ({err.reason}): computing that cell again")
+                ok = record is not None and record["status"] == "ok"
+                if ok and not _record_matches(record, cell, seed_i, keys[i]):
+                    tell(f"{path} holds the record of another cell: computing that cell again")
+                    record = None
             if record is not None and record["status"] == "ok":
                 paper.records[i] = record
                 paper.cached.add(i)
@@ -213,6 +219,16 @@ def _prepare(
         paper.pending = len(cells) - len(paper.records)
         papers[slug] = paper
     return papers, tasks
+
+
+def _record_matches(record: dict, cell: dict, seed: int, key: str) -> bool:
+    """Whether a record read from a cell's file is that cell's: its cell, its seed, and (in
+    records that carry one) its seed-and-fingerprints key."""
+    try:
+        same_cell = cell_key(record.get("cell")) == cell_key(cell)
+    except (TypeError, ValueError):
+        return False
+    return same_cell and record.get("seed") == seed and record.get("key", key) == key
 
 
 def uses_llm(config: Any) -> bool:
@@ -243,10 +259,22 @@ def check_arguments(
         raise ValueError(f"scale must be one of {', '.join(SCALE_NAMES)}, got {scale!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0):
-        raise ValueError(f"jobs must be a non-zero integer (-1 for all cores), got {jobs!r}")
+    if jobs is not None and (
+        isinstance(jobs, bool)
+        or not isinstance(jobs, int)
+        or jobs == 0
+        or abs(jobs) > backends.MAX_JOBS
+    ):
+        raise ValueError(
+            f"jobs must be a non-zero integer from -{backends.MAX_JOBS} to {backends.MAX_JOBS} "
+            f"(-1 for all cores), got {jobs!r}"
+        )
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    try:
+        backends.require(backend)
+    except ImportError as err:
+        raise ValueError(f"backend {backend}: {err}") from None
     if llm is not None and not isinstance(llm, Endpoint):
         raise ValueError(f"llm must be an icml25.common.llm.Endpoint or None, got {llm!r}")
     repros = {slug: load(slug) for slug in dict.fromkeys(slugs)}
