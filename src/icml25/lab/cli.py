@@ -449,22 +449,25 @@ def run(
             stack.close()
             raise InputError(str(err)) from None
     with stack:
-        summaries = _run(
-            runner,
-            slugs,
-            scale,
-            seed,
-            jobs,
-            backend,
-            address,
-            out,
-            force,
-            finished,
-            endpoint,
-            named_here,
-            cell_timeout,
-            server,
-        )
+        try:
+            summaries = runner.run(
+                list(slugs),
+                scale=scale,
+                seed=seed,
+                jobs=jobs,
+                backend=backend,
+                address=address,
+                out=out,
+                force=force,
+                on_paper=finished,
+                on_message=lambda line: click.echo(f"icml25: {line}", err=True),
+                llm=endpoint,
+                llm_required=named_here,
+                cell_timeout_s=cell_timeout,
+                llm_server=None if server is None else server.provenance(),
+            )
+        except ValueError as err:
+            raise InputError(str(err)) from None
     _conclude(summaries, committed, as_json, scale, seed, out, strict)
 
 
@@ -482,43 +485,6 @@ def _start_local(stack: contextlib.ExitStack, spec: str, slots: int) -> LocalSer
         err=True,
     )
     return server
-
-
-def _run(
-    runner,
-    slugs,
-    scale,
-    seed,
-    jobs,
-    backend,
-    address,
-    out,
-    force,
-    finished,
-    endpoint,
-    named_here,
-    cell_timeout,
-    server,
-) -> dict:
-    try:
-        return runner.run(
-            list(slugs),
-            scale=scale,
-            seed=seed,
-            jobs=jobs,
-            backend=backend,
-            address=address,
-            out=out,
-            force=force,
-            on_paper=finished,
-            on_message=lambda line: click.echo(f"icml25: {line}", err=True),
-            llm=endpoint,
-            llm_required=named_here,
-            cell_timeout_s=cell_timeout,
-            llm_server=None if server is None else server.provenance(),
-        )
-    except ValueError as err:
-        raise InputError(str(err)) from None
 
 
 def _conclude(
