@@ -99,3 +99,41 @@ def test_bad_inputs(model):
     with pytest.raises(ValueError, match="not trained"):
         DeFoG(TINY).sample(2, steps=2)
     assert torch.is_tensor(model.p0_x)
+
+
+def _typed_paths(n_graphs):
+    """Paths whose nodes carry ``atom`` (C or N) and edges ``bond`` (1 or 2)."""
+    graphs = []
+    for k in range(n_graphs):
+        g = nx.path_graph(5)
+        nx.set_node_attributes(g, {i: "CN"[(i + k) % 2] for i in g}, "atom")
+        nx.set_edge_attributes(g, {e: 1 + (e[0] + k) % 2 for e in g.edges}, "bond")
+        graphs.append(g)
+    return graphs
+
+
+def test_generated_graphs_keep_the_attribute_names():
+    cfg = DeFoGConfig(**{**TINY.__dict__, "train_steps": 3, "node_attr": "atom",
+                         "edge_attr": "bond"})  # fmt: skip
+    m = fit(_typed_paths(6), cfg)
+    graphs = sample(m, 3, steps=3, seed=0)
+    for g in graphs:
+        assert all(set(d) == {"atom"} and d["atom"] in "CN" for _, d in g.nodes(data=True))
+        assert all(set(d) == {"bond"} and d["bond"] in (1, 2) for *_, d in g.edges(data=True))
+
+
+def test_a_missing_attribute_is_refused():
+    graphs = _typed_paths(3)
+    with pytest.raises(ValueError, match="edge_attr = 'order'.*no attribute 'order'"):
+        fit(graphs, DeFoGConfig(**{**TINY.__dict__, "edge_attr": "order"}))
+    del graphs[1].nodes[2]["atom"]
+    with pytest.raises(ValueError, match=r"node_attr = 'atom': node 2 of graphs\[1\]"):
+        fit(graphs, DeFoGConfig(**{**TINY.__dict__, "node_attr": "atom"}))
+    with pytest.raises(ValueError, match="edge_attr = 'bond': graphs have no edge"):
+        fit([nx.empty_graph(3)], DeFoGConfig(**{**TINY.__dict__, "edge_attr": "bond"}))
+
+
+def test_sampling_past_the_training_maximum_warns(model):
+    with pytest.warns(UserWarning, match="n_nodes = 9 is more than the largest training graph"):
+        graphs = sample(model, 2, steps=2, n_nodes=9)
+    assert all(g.number_of_nodes() == 9 for g in graphs)

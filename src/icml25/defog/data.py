@@ -74,12 +74,12 @@ class GraphDataset:
         if self.node_attr is None:
             self.node_classes = [None]
         else:
-            values = {d.get(self.node_attr) for g in graphs for _, d in g.nodes(data=True)}
+            values = _attribute_values(graphs, "node_attr", self.node_attr, edges=False)
             self.node_classes = sorted(values, key=repr)
         if self.edge_attr is None:
             self.edge_classes = [None, 1]
         else:
-            values = {d.get(self.edge_attr) for g in graphs for *_, d in g.edges(data=True)}
+            values = _attribute_values(graphs, "edge_attr", self.edge_attr, edges=True)
             self.edge_classes = [None, *sorted(values, key=repr)]
         n, N = self.max_nodes, len(graphs)
         dx, de = len(self.node_classes), len(self.edge_classes)
@@ -123,6 +123,25 @@ class GraphDataset:
     def density(self) -> float:
         """The fraction of node pairs that are edges (for the Erdős–Rényi baseline)."""
         return float(self.marginals()[1][1:].sum())
+
+
+def _attribute_values(graphs: list, argument: str, name: str, *, edges: bool) -> set:
+    """The values of attribute ``name`` over every node (or edge) of ``graphs``; a
+    ``ValueError`` naming ``argument`` when some node (edge) lacks it."""
+    values = set()
+    for k, g in enumerate(graphs):
+        items = g.edges(data=True) if edges else g.nodes(data=True)
+        for *where, d in items:
+            if name not in d:
+                kind = "edge" if edges else "node"
+                raise ValueError(
+                    f"{argument} = {name!r}: {kind} {tuple(where) if edges else where[0]!r} of "
+                    f"graphs[{k}] has no attribute {name!r} (every {kind} needs one)"
+                )
+            values.add(d[name])
+    if not values:
+        raise ValueError(f"{argument} = {name!r}: graphs have no {'edge' if edges else 'node'}")
+    return values
 
 
 def _check_family(n_graphs, n_nodes, seed, minimum_nodes):

@@ -20,6 +20,8 @@ number of nodes of each graph is drawn from the training distribution.
 
 from __future__ import annotations
 
+import warnings
+
 import networkx as nx
 import numpy as np
 import torch
@@ -74,14 +76,13 @@ def euler_step_probs(R: torch.Tensor, x_t: torch.Tensor, dt: float) -> torch.Ten
 def to_networkx(model: DeFoGModel, X: torch.Tensor, E: torch.Tensor, n: int) -> nx.Graph:
     """One generated graph from labels ``X (n_max,)``, ``E (n_max, n_max)`` and its size ``n``."""
     g = nx.Graph()
-    labelled_x = model.node_classes != [None]
+    node_attr, edge_attr = model.node_attr, model.edge_attr
     for i in range(n):
-        g.add_node(i, **({"label": model.node_classes[int(X[i])]} if labelled_x else {}))
+        g.add_node(i, **({node_attr: model.node_classes[int(X[i])]} if node_attr else {}))
     n_real = len(model.edge_classes)
-    labelled_e = len(model.edge_classes) > 2 or model.edge_classes[1] != 1
     upper = torch.triu(E[:n, :n], diagonal=1)
     for i, j in torch.nonzero((upper > 0) & (upper < n_real)).tolist():
-        attrs = {"label": model.edge_classes[int(upper[i, j])]} if labelled_e else {}
+        attrs = {edge_attr: model.edge_classes[int(upper[i, j])]} if edge_attr else {}
         g.add_edge(i, j, **attrs)
     return g
 
@@ -110,7 +111,9 @@ def sample(
     eta : stochasticity ``eta >= 0`` (weight of ``R^DB``).
     omega : target guidance ``omega >= 0``.
     seed : seeds a ``numpy.random.Generator`` (node counts) and a ``torch.Generator``.
-    n_nodes : a fixed number of nodes for every graph (default: drawn from training).
+    n_nodes : a fixed number of nodes for every graph (default: drawn from training); a
+        ``UserWarning`` when it exceeds the largest training graph (the network has not seen
+        such sizes: the RRWP features and the size feature ``n / n_max`` extrapolate).
     trace : a dict to fill with the mean rate of each term per step over the real edge
         variables (``t``, ``R*``, ``R^DB``, ``R^TG``), for diagnostics.
     """
@@ -130,6 +133,13 @@ def sample(
         sizes = rng.choice(len(counts), size=n_graphs, p=counts / counts.sum())
     else:
         sizes = np.full(n_graphs, check_int("n_nodes", n_nodes, minimum=1))
+        if n_nodes > model.max_nodes:
+            warnings.warn(
+                f"n_nodes = {n_nodes} is more than the largest training graph "
+                f"({model.max_nodes} nodes): the model extrapolates",
+                UserWarning,
+                stacklevel=2,
+            )
     gen = torch.Generator().manual_seed(seed)
     model.eval()
     graphs = []

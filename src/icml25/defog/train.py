@@ -77,13 +77,17 @@ class DeFoGModel(nn.Module):
 
     Attributes: ``net`` (:class:`GraphTransformer`), ``p0_x`` ``(Sx,)``, ``p0_e`` ``(Se,)``,
     ``node_counts`` ``(n_max + 1,)``, ``config``, ``node_classes``, ``edge_classes``,
-    ``loss`` (training loss per step), ``train_seconds``.
+    ``node_attr``, ``edge_attr`` (the attribute names the categories were read from, and are
+    written back to in generated graphs; ``None`` for plain graphs), ``loss`` (training loss
+    per step), ``train_seconds``.
     """
 
-    def __init__(self, config, p0_x, p0_e, node_counts, node_classes, edge_classes):
+    def __init__(self, config, p0_x, p0_e, node_counts, node_classes, edge_classes,
+                 node_attr=None, edge_attr=None):  # fmt: skip
         super().__init__()
         self.config = config
         self.node_classes, self.edge_classes = list(node_classes), list(edge_classes)
+        self.node_attr, self.edge_attr = node_attr, edge_attr
         self.register_buffer("p0_x", torch.as_tensor(p0_x, dtype=torch.float32))
         self.register_buffer("p0_e", torch.as_tensor(p0_e, dtype=torch.float32))
         self.register_buffer("node_counts", torch.as_tensor(node_counts, dtype=torch.float64))
@@ -114,6 +118,7 @@ class DeFoGModel(nn.Module):
             "config": dataclasses.asdict(self.config),
             "node_classes": self.node_classes,
             "edge_classes": self.edge_classes,
+            "node_attr": self.node_attr, "edge_attr": self.edge_attr,
             "p0_x": self.p0_x, "p0_e": self.p0_e, "node_counts": self.node_counts,
             "state_dict": self.state_dict(),
             "loss": list(self.loss),
@@ -125,6 +130,7 @@ class DeFoGModel(nn.Module):
             DeFoGConfig(**{**state["config"], "model": ModelConfig(**state["config"]["model"])}),
             state["p0_x"], state["p0_e"],
             state["node_counts"], state["node_classes"], state["edge_classes"],
+            state.get("node_attr"), state.get("edge_attr"),
         )  # fmt: skip
         model.load_state_dict(state["state_dict"])
         model.loss = list(state.get("loss", []))
@@ -178,7 +184,8 @@ def fit(graphs, config: DeFoGConfig | None = None, *, log_every: int = 0) -> DeF
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)
         model = DeFoGModel(
-            config, p0_x, p0_e, data.node_counts, data.node_classes, data.edge_classes
+            config, p0_x, p0_e, data.node_counts, data.node_classes, data.edge_classes,
+            data.node_attr, data.edge_attr,
         )
     gen = torch.Generator().manual_seed(config.seed + 1)
     opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
