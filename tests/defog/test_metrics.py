@@ -9,6 +9,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from icml25.defog.data import sbm_graphs
 from icml25.defog.metrics import (
     clustering_mmd,
     degree_mmd,
@@ -248,3 +249,20 @@ def test_bad_input_mmd(mmd):
         mmd([nx.DiGraph([(0, 1)])], trees(2))
     with pytest.raises(ValueError, match="training"):
         novelty(trees(2), [])
+
+
+def test_sbm_fits_recover_well_separated_planted_partitions():
+    from icml25.defog.metrics import sbm_fit_accuracy
+
+    graphs = sbm_graphs(12, 5, blocks=(2, 3), block_sizes=(15, 20), p_in=0.5, p_out=0.02)
+    acc = sbm_fit_accuracy(graphs, p_intra=0.5, p_inter=0.02, block_sizes=(15, 20),
+                           n_blocks=(2, 3))  # fmt: skip
+    for fit in ("dl", "bethe_hessian", "oracle_k"):
+        assert acc[f"{fit}_blocks_right"] == 1.0 and acc[f"{fit}_ari"] > 0.99
+        assert acc[f"{fit}_accept"] == acc["accept_planted"]
+    assert 0.5 <= acc["blocks_base_rate"] <= 1.0
+
+
+def test_sbm_fit_refuses_an_unknown_method():
+    with pytest.raises(ValueError, match="method must be one of"):
+        sbm_fit(nx.path_graph(4), method="louvain")

@@ -5,7 +5,11 @@ The protocol is in ``icml25.lab.reproduction``. "long" is the default sampler at
 0.05 and eta chosen on a validation split from {0, 10, 50}.
 """
 
-from icml25.lab.claims import Claim
+from icml25.lab.claims import DIAGNOSTIC, Claim
+
+A_BAR = {"tree": 0.60, "planar": 0.40, "sbm": 0.40}
+"""(a)'s bar per family: the thresholds of a_tree and a_planar; SBM, which (a) does not judge,
+takes the lower of the two."""
 
 CLAIMS = (
     Claim(
@@ -14,7 +18,7 @@ CLAIMS = (
         "default sampler at 500 steps.",
         metric="vun_long_default_tree",
         comparison=">=",
-        threshold=0.60,
+        threshold=A_BAR["tree"],
         paper_value="96.5% (64-node trees, 1000 steps)",
         source="Table 1",
     ),
@@ -24,7 +28,7 @@ CLAIMS = (
         "default sampler at 500 steps.",
         metric="vun_long_default_planar",
         comparison=">=",
-        threshold=0.40,
+        threshold=A_BAR["planar"],
         paper_value="99.5% (64-node planar, 1000 steps)",
         source="Table 1",
     ),
@@ -41,8 +45,11 @@ CLAIMS = (
     Claim(
         "b_close",
         "The tuned 50-step sampler is within 10 points of the default sampler at 500 steps: the "
-        "largest, over the three families, of V.U.N.(default, 500) - V.U.N.(tuned, 50).",
-        metric="max_gap_default_long_minus_tuned_short",
+        "largest of V.U.N.(default, 500) - V.U.N.(tuned, 50) over the families whose 500-step "
+        "V.U.N. reaches (a)'s bar (0.60 trees, 0.40 planar and SBM): below that bar the gap "
+        "cannot exceed the V.U.N. itself and would test nothing (not measured if no family "
+        "reaches it).",
+        metric="max_gap_long_minus_tuned_short_passing_a",
         comparison="<=",
         threshold=0.10,
         paper_value="5% of the steps keep most of the V.U.N.",
@@ -77,6 +84,51 @@ CLAIMS = (
         source="Table 1",
     ),
     Claim(
+        "c2_tree",
+        "Better than the stronger baselines on trees: V.U.N. of DeFoG (marginal prior, default "
+        "sampler, 500 steps) minus that of the better of a configuration model on the training "
+        "degree sequences and the same network trained with the uniform prior at equal size "
+        "and steps; the mean over the 100 generated graphs of each of flag(DeFoG) - "
+        "flag(baseline), judged on its 95% interval.",
+        metric="vun_margin_vs_best_baseline_tree",
+        comparison=">",
+        threshold=0.0,
+        paper_value="V.U.N. planar 99.5 / tree 96.5 / SBM 90 against DiGress 77.5 / 90 / 60; "
+        "the marginal prior beats the uniform one",
+        source="Table 1 (DiGress row); the initial-distribution ablation",
+        replicates="vun_margin_vs_best_baseline_tree[graph=*]",
+    ),
+    Claim(
+        "c2_planar",
+        "Better than the stronger baselines on planar graphs: V.U.N. of DeFoG (marginal prior, "
+        "default sampler, 500 steps) minus that of the better of a configuration model on the training "
+        "degree sequences and the same network trained with the uniform prior at equal size "
+        "and steps; the mean over the 100 generated graphs of each of flag(DeFoG) - "
+        "flag(baseline), judged on its 95% interval.",
+        metric="vun_margin_vs_best_baseline_planar",
+        comparison=">",
+        threshold=0.0,
+        paper_value="V.U.N. planar 99.5 / tree 96.5 / SBM 90 against DiGress 77.5 / 90 / 60; "
+        "the marginal prior beats the uniform one",
+        source="Table 1 (DiGress row); the initial-distribution ablation",
+        replicates="vun_margin_vs_best_baseline_planar[graph=*]",
+    ),
+    Claim(
+        "c2_sbm",
+        "Better than the stronger baselines on SBMs: V.U.N. of DeFoG (marginal prior, default "
+        "sampler, 500 steps) minus that of the better of a configuration model on the training "
+        "degree sequences and the same network trained with the uniform prior at equal size "
+        "and steps; the mean over the 100 generated graphs of each of flag(DeFoG) - "
+        "flag(baseline), judged on its 95% interval.",
+        metric="vun_margin_vs_best_baseline_sbm",
+        comparison=">",
+        threshold=0.0,
+        paper_value="V.U.N. planar 99.5 / tree 96.5 / SBM 90 against DiGress 77.5 / 90 / 60; "
+        "the marginal prior beats the uniform one",
+        source="Table 1 (DiGress row); the initial-distribution ablation",
+        replicates="vun_margin_vs_best_baseline_sbm[graph=*]",
+    ),
+    Claim(
         "d",
         "No retraining: every sampler setting of (b) ran on the one model trained for (a) "
         "(1 when the sha256 of the weights is the same before and after all sampling, in every "
@@ -88,6 +140,94 @@ CLAIMS = (
         paper_value="sampling hyper-parameters chosen after training",
         source="Sec. 4",
     ),
+    Claim(
+        "c2_config_tree",
+        "The configuration-model baseline of c2_tree: its V.U.N. (tree).",
+        "vun_config_tree",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "c2_uniform_tree",
+        "The uniform-prior baseline of c2_tree: V.U.N. of the same network trained with "
+        "p_0 uniform, default sampler, 500 steps (tree).",
+        "uniform_vun_long_tree",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "c2_config_planar",
+        "The configuration-model baseline of c2_planar: its V.U.N. (planar).",
+        "vun_config_planar",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "c2_uniform_planar",
+        "The uniform-prior baseline of c2_planar: V.U.N. of the same network trained with "
+        "p_0 uniform, default sampler, 500 steps (planar).",
+        "uniform_vun_long_planar",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "c2_config_sbm",
+        "The configuration-model baseline of c2_sbm: its V.U.N. (sbm).",
+        "vun_config_sbm",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "c2_uniform_sbm",
+        "The uniform-prior baseline of c2_sbm: V.U.N. of the same network trained with "
+        "p_0 uniform, default sampler, 500 steps (sbm).",
+        "uniform_vun_long_sbm",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_sbm_planted",
+        "The SBM validity test's ceiling: on fresh SBMs of our generator with their planted "
+        "blocks, the fraction the strict Wald test accepts (no fit involved).",
+        "sbm_fit_accept_planted",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_sbm_fit",
+        "The same fresh SBMs through the validity test as it runs (the 'dl' fit): the fraction "
+        "accepted.",
+        "sbm_fit_dl_accept",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_sbm_oracle",
+        "The same with the fit told the planted block count: the fraction accepted (what a perfect"
+        " block-count criterion would give).",
+        "sbm_fit_oracle_k_accept",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_sbm_bethe",
+        "The same with the Bethe Hessian fit (block count from its negative eigenvalues): the "
+        "fraction accepted.",
+        "sbm_fit_bethe_hessian_accept",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_sbm_blocks",
+        "Fraction of the fresh SBMs whose block count the 'dl' fit finds (compare "
+        "why_sbm_base_rate).",
+        "sbm_fit_dl_blocks_right",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_sbm_base_rate",
+        "Share of the most common planted block count among the fresh SBMs: what always answering "
+        "it scores.",
+        "sbm_fit_blocks_base_rate",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_sbm_dl_prefers_fit",
+        "Fraction of the fresh SBMs whose fitted partition has a description length at most the "
+        "planted one's: the criterion prefers the fit, the planted blocks are not its optimum.",
+        "sbm_fit_dl_prefers_fit",
+        kind=DIAGNOSTIC,
+    ),
 )
 
 TOLERANCES = {
@@ -97,4 +237,8 @@ TOLERANCES = {
     "train_seconds_mean": None,
     "sample_seconds_short_default": None,
     "sample_seconds_long_default": None,
+}
+
+SMOKE_UNMEASURED = {
+    "b_close": "no family reaches (a)'s bar after 15 smoke training steps: no gap to judge",
 }

@@ -339,16 +339,41 @@ def _sbm_wald_pvalue(
     return float((1.0 - chi2.cdf(np.abs(w), 1)).mean()), sizes
 
 
+def _bethe_hessian_blocks(adj: np.ndarray, n_blocks: tuple[int, int]) -> np.ndarray:
+    """Block labels from the Bethe Hessian :math:`H(r) = (r^2 - 1) I - r A + D`,
+    :math:`r = \\sqrt{\\bar d}` (Saade, Krzakala and Zdeborova, 2014): the number of blocks is
+    the number of negative eigenvalues (clipped to ``n_blocks``), the labels k-means
+    (scikit-learn, 10 seeded starts) on the eigenvectors of the ``k`` smallest eigenvalues."""
+    from sklearn.cluster import KMeans
+
+    n = adj.shape[0]
+    d = adj.sum(1)
+    r = np.sqrt(max(d.mean(), 1.0))
+    w, v = eigh((r * r - 1.0) * np.eye(n) + np.diag(d) - r * adj)
+    k = int(np.clip((w < 0).sum(), max(1, n_blocks[0]), min(n_blocks[1], n)))
+    if k == 1:
+        return np.zeros(n, dtype=int)
+    return KMeans(k, n_init=10, random_state=0).fit_predict(v[:, :k])
+
+
+SBM_FITS = ("dl", "bethe_hessian")
+
+
 def sbm_fit(
-    graph: nx.Graph, *, n_blocks: tuple[int, int] = (2, 5)
+    graph: nx.Graph, *, n_blocks: tuple[int, int] = (2, 5), method: str = "dl"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Fit block labels to ``graph``: spectral clustering for each k, refined, lowest BIC kept.
+    """Fit block labels to ``graph`` (the role of graph_tool's ``minimize_blockmodel_dl``).
 
     Parameters
     ----------
     graph : networkx.Graph
     n_blocks : (int, int)
         Smallest and largest number of blocks tried.
+    method : {"dl", "bethe_hessian"}
+        - ``"dl"`` (the validity test's): for each ``k``, spectral clustering refined by greedy
+          likelihood moves (:func:`_refine`); the ``k`` of lowest description length
+          (:func:`_sbm_bic`) is kept;
+        - ``"bethe_hessian"``: the Bethe Hessian's block count and embedding, k-means labels.
 
     Returns
     -------
@@ -357,20 +382,89 @@ def sbm_fit(
     sizes : numpy.ndarray, shape (B,)
         Nodes per block.
     """
+    if method not in SBM_FITS:
+        raise ValueError(f"method must be one of {SBM_FITS}, got {method!r}")
+    adj = _adjacency(graph)
+    n = adj.shape[0]
+    if method == "bethe_hessian":
+        best = _bethe_hessian_blocks(adj, n_blocks)
+    else:
+        best, best_bic = None, np.inf
+        for k in range(max(1, n_blocks[0]), min(n_blocks[1], n) + 1):
+            labels = _refine(adj, _sbm_blocks(adj, k))
+            bic = _sbm_bic(adj, labels)
+            if bic < best_bic:
+                best, best_bic = labels, bic
+        if best is None:
+            best = np.zeros(n, dtype=int)
+    _, best = np.unique(best, return_inverse=True)
+    return best, np.bincount(best).astype(float)
+
+
+def _adjacency(graph: nx.Graph) -> np.ndarray:
     adj = nx.to_numpy_array(graph, weight=None)
     adj = ((adj + adj.T) > 0).astype(float)
     np.fill_diagonal(adj, 0.0)
-    n = adj.shape[0]
-    best, best_bic = None, np.inf
-    for k in range(max(1, n_blocks[0]), min(n_blocks[1], n) + 1):
-        labels = _refine(adj, _sbm_blocks(adj, k))
-        bic = _sbm_bic(adj, labels)
-        if bic < best_bic:
-            best, best_bic = labels, bic
-    if best is None:
-        best = np.zeros(n, dtype=int)
-    _, best = np.unique(best, return_inverse=True)
-    return best, np.bincount(best).astype(float)
+    return adj
+
+
+def _sbm_accepts(adj, labels, p_intra, p_inter, block_sizes, n_blocks) -> bool:
+    """The strict test of :func:`is_valid` for given block labels."""
+    _, labels = np.unique(labels, return_inverse=True)
+    sizes = np.bincount(labels)
+    if not n_blocks[0] <= len(sizes) <= n_blocks[1]:
+        return False
+    if sizes.min() < block_sizes[0] or sizes.max() > block_sizes[1]:
+        return False
+    return _sbm_wald_pvalue(adj, labels, p_intra, p_inter)[0] > 0.9
+
+
+def sbm_fit_accuracy(
+    graphs: Sequence[nx.Graph],
+    *,
+    p_intra: float,
+    p_inter: float,
+    block_sizes: tuple[int, int],
+    n_blocks: tuple[int, int],
+    block_attr: str = "block",
+) -> dict[str, float]:
+    """How well the SBM fits recover planted partitions, and what the validity test makes of
+    them: graphs with their planted block in node attribute ``block_attr``.
+
+    Returns, over the graphs (fractions, ARI the mean adjusted Rand index of scikit-learn):
+    ``accept_planted`` (the strict test with the planted labels: the ceiling of any fit);
+    for each fit of :data:`SBM_FITS`, ``<fit>_blocks_right`` (the block count found is the
+    planted one), ``<fit>_ari`` and ``<fit>_accept`` (:func:`is_valid`'s verdict); the same for
+    ``oracle_k`` (the spectral clustering and refinement of ``"dl"`` told the planted block
+    count); ``blocks_base_rate`` (the share of the most common planted count: a fit that always
+    answers it scores that); ``dl_prefers_fit`` (the fitted partition's description length is
+    at most the planted one's: the criterion itself prefers the fit, the planted partition is
+    not its optimum).
+    """
+    from sklearn.metrics import adjusted_rand_score
+
+    graphs = _graph_list(graphs, "graphs")
+    params = dict(p_intra=p_intra, p_inter=p_inter, block_sizes=block_sizes, n_blocks=n_blocks)
+    rows: dict[str, list[float]] = defaultdict(list)
+    counts = []
+    for g in graphs:
+        planted = np.array([g.nodes[v][block_attr] for v in g.nodes])
+        _, planted = np.unique(planted, return_inverse=True)
+        adj = _adjacency(g)
+        k = int(planted.max()) + 1
+        counts.append(k)
+        rows["accept_planted"].append(_sbm_accepts(adj, planted, **params))
+        fits = {m: sbm_fit(g, n_blocks=n_blocks, method=m)[0] for m in SBM_FITS}
+        fits["oracle_k"] = _refine(adj, _sbm_blocks(adj, k))
+        for name, labels in fits.items():
+            _, labels = np.unique(labels, return_inverse=True)
+            rows[f"{name}_blocks_right"].append(int(labels.max()) + 1 == k)
+            rows[f"{name}_ari"].append(adjusted_rand_score(planted, labels))
+            rows[f"{name}_accept"].append(_sbm_accepts(adj, labels, **params))
+        rows["dl_prefers_fit"].append(_sbm_bic(adj, fits["dl"]) <= _sbm_bic(adj, planted) + 1e-9)
+    out = {key: float(np.mean(values)) for key, values in rows.items()}
+    out["blocks_base_rate"] = float(np.bincount(counts).max() / len(counts))
+    return out
 
 
 def is_valid(
@@ -428,16 +522,8 @@ def is_valid(
     if family == "sbm":
         if graph.number_of_nodes() < 2:
             return False
-        labels, sizes = sbm_fit(graph, n_blocks=n_blocks)
-        if not n_blocks[0] <= len(sizes) <= n_blocks[1]:
-            return False
-        if sizes.min() < block_sizes[0] or sizes.max() > block_sizes[1]:
-            return False
-        adj = nx.to_numpy_array(graph, weight=None)
-        adj = ((adj + adj.T) > 0).astype(float)
-        np.fill_diagonal(adj, 0.0)
-        pvalue, _ = _sbm_wald_pvalue(adj, labels, p_intra, p_inter)
-        return pvalue > 0.9
+        labels, _ = sbm_fit(graph, n_blocks=n_blocks)
+        return _sbm_accepts(_adjacency(graph), labels, p_intra, p_inter, block_sizes, n_blocks)
     raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
 
 
@@ -507,6 +593,32 @@ def novelty(graphs: Sequence[nx.Graph], training: Sequence[nx.Graph]) -> float:
     return 1.0 - sum(_in_training(graphs, training)) / len(graphs)
 
 
+def vun_flags(
+    graphs: Sequence[nx.Graph], training: Sequence[nx.Graph], family: str, **sbm_params
+) -> np.ndarray:
+    """For each generated graph, whether it counts towards :func:`vun`: the first of its
+    isomorphism class in ``graphs``, isomorphic to no training graph, and valid for ``family``.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (N,)
+        Its mean is the V.U.N.
+    """
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    graphs = _graph_list(graphs, "graphs")
+    training = _graph_list(training, "training")
+    first = _classes(graphs)
+    seen = _in_training(graphs, training)
+    return np.array(
+        [
+            bool(u and not s and is_valid(g, family, **sbm_params))
+            for g, u, s in zip(graphs, first, seen, strict=True)
+        ],
+        dtype=bool,
+    )
+
+
 def vun(
     graphs: Sequence[nx.Graph], training: Sequence[nx.Graph], family: str, **sbm_params
 ) -> float:
@@ -514,8 +626,8 @@ def vun(
 
     Counting as the official ``eval_fraction_unique_non_isomorphic_valid``: walk the generated
     graphs in order; a graph counts iff it is the first of its isomorphism class, isomorphic to
-    no training graph, and valid for ``family``; the count is divided by the number of
-    generated graphs :math:`N`.
+    no training graph, and valid for ``family`` (:func:`vun_flags`); the count is divided by the
+    number of generated graphs :math:`N`.
 
     Parameters
     ----------
@@ -529,15 +641,4 @@ def vun(
     -------
     float in [0, 1]
     """
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
-    graphs = _graph_list(graphs, "graphs")
-    training = _graph_list(training, "training")
-    first = _classes(graphs)
-    seen = _in_training(graphs, training)
-    count = sum(
-        1
-        for g, u, s in zip(graphs, first, seen, strict=True)
-        if u and not s and is_valid(g, family, **sbm_params)
-    )
-    return count / len(graphs)
+    return float(vun_flags(graphs, training, family, **sbm_params).mean())

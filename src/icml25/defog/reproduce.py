@@ -9,9 +9,18 @@ after):
 2. the tuned sampler (polydec, ``omega = 0.05``, ``eta`` from ``eta_grid`` = {0, 10, 50}
    chosen by V.U.N. of ``n_val`` graphs generated with another seed, novelty against the
    training split) at the same step counts;
-3. an Erdős–Rényi baseline with the training density and node counts;
+3. an Erdős–Rényi baseline with the training density and node counts, and a configuration
+   model on the degree sequences of training graphs (``nx.configuration_model``, parallel
+   edges merged and self-loops dropped);
 4. V.U.N., degree / clustering / spectral MMD^2 against the test split (orbit MMD at default);
-   the mean rate of each sampler term over time; a few graphs for the figure.
+   the mean rate of each sampler term over time; a few graphs for the figure;
+5. in the SBM cell, the SBM fits of the validity test against ``n_fit_check`` fresh graphs of
+   the generator with their planted blocks (``metrics.sbm_fit_accuracy``).
+
+A second cell per family (``noise = "uniform"``) trains the same network, at the same size,
+seeds and steps, with the uniform prior ``p_0`` instead of the marginal one (the
+discrete-diffusion kind of baseline the paper compares with), and samples it with the default
+sampler at ``long_steps``.
 """
 
 from __future__ import annotations
@@ -28,9 +37,10 @@ from icml25.defog.metrics import (
     degree_mmd,
     is_valid,
     orbit_mmd,
+    sbm_fit_accuracy,
     spectral_mmd,
+    vun_flags,
 )
-from icml25.defog.metrics import vun as _vun
 from icml25.defog.model import ModelConfig
 from icml25.defog.sampler import sample
 from icml25.defog.train import DeFoGConfig, fit
@@ -61,6 +71,7 @@ class Config:
     lr: float = 1e-3
     tree_train_distortion: str = "polydec"  # as the official tree config; others identity
     orbit: bool = True
+    n_fit_check: int = 300  # fresh planted SBMs for the fit's accuracy
     timing: bool = True  # wall-clock measurements (off at smoke, where runs must repeat)
     n_show: int = 8
 
@@ -71,7 +82,7 @@ SCALES = {
                     step_grid=(3, 6), train_steps=15,
                     model=ModelConfig(n_layers=1, dx=16, de=4, dy=8, n_heads=2, dim_ff_x=32,
                                       dim_ff_e=8, rrwp_steps=4),
-                    batch_size=8, orbit=False, timing=False, n_show=4),
+                    batch_size=8, orbit=False, timing=False, n_show=4, n_fit_check=20),
     "default": Config(),
     "paper": Config(n_nodes=64, sbm_blocks=(2, 5), sbm_block_sizes=(20, 40), n_train=128,
                     n_val=32, n_test=40, n_generate=40, n_tune=40, short_steps=50,
@@ -83,7 +94,8 @@ SCALES = {
 
 
 def cells(config: Config) -> list[dict]:
-    return [{"family": f} for f in ("sbm", "tree", "planar")]  # the slowest first
+    order = ("sbm", "tree", "planar")  # the slowest first
+    return [{"family": f, "noise": noise} for noise in ("marginal", "uniform") for f in order]
 
 
 def sbm_params(config: Config) -> dict:
@@ -117,10 +129,22 @@ def erdos_renyi(sizes, density: float, seed: int) -> list[nx.Graph]:
     return [nx.gnp_random_graph(int(n), density, seed=int(rng.integers(2**31))) for n in sizes]
 
 
+def configuration_model(degree_sequences, seed: int) -> list[nx.Graph]:
+    """One simple graph per degree sequence: ``nx.configuration_model`` with parallel edges
+    merged and self-loops removed."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for degrees in degree_sequences:
+        g = nx.Graph(nx.configuration_model(list(degrees), seed=int(rng.integers(2**31))))
+        g.remove_edges_from(nx.selfloop_edges(g))
+        out.append(g)
+    return out
+
+
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
-    family = cell["family"]
-    s_data, s_fit, s_tune, s_gen, s_er = (
-        int(s) for s in np.random.SeedSequence(seed).generate_state(5)
+    family, noise = cell["family"], cell.get("noise", "marginal")
+    s_data, s_fit, s_tune, s_gen, s_er, s_cm, s_check = (
+        int(s) for s in np.random.SeedSequence(seed).generate_state(7)
     )
     data = family_graphs(config, family, config.n_train + config.n_val + config.n_test, s_data)
     train = data[: config.n_train]
@@ -128,12 +152,15 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     params = sbm_params(config) if family == "sbm" else {}
 
     def vun(graphs, training, family):
-        return _vun(graphs, training, family, **params)
+        return float(flags(graphs, training, family).mean())
+
+    def flags(graphs, training, family):
+        return vun_flags(graphs, training, family, **params)
 
     out_valid = float(np.mean([is_valid(g, family, **params) for g in test]))
     fit_config = DeFoGConfig(
         model=config.model, train_steps=config.train_steps,
-        batch_size=config.batch_size, lr=config.lr, seed=s_fit % 2**31,
+        batch_size=config.batch_size, lr=config.lr, seed=s_fit % 2**31, noise=noise,
         train_distortion=config.tree_train_distortion if family == "tree" else "identity",
     )  # fmt: skip
     model = fit(train, fit_config)
@@ -142,6 +169,13 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     out["valid_test"] = out_valid
     if config.timing:
         out["train_seconds"] = model.train_seconds
+    s_eval = s_gen % 2**31
+    if noise == "uniform":
+        graphs = sample(model, config.n_generate, steps=config.long_steps, seed=s_eval)
+        out["vun_flags_long"] = flags(graphs, train, family).astype(int).tolist()
+        out["vun_long"] = float(np.mean(out["vun_flags_long"]))
+        out.update(_mmds(graphs, test, "long", config.orbit))
+        return out
 
     def run(steps, distortion, eta, omega, n, s, trace=None):
         begin = time.perf_counter()
@@ -165,11 +199,13 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         "default": ("identity", 0.0, 0.0),
         "tuned": (config.tuned_distortion, eta_star, config.omega),
     }
-    s_eval = s_gen % 2**31
     for name, (distortion, eta, omega) in settings.items():
         for steps in steps_all:
             graphs, seconds = run(steps, distortion, eta, omega, config.n_generate, s_eval)
-            out[f"vun_{name}_{steps}"] = vun(graphs, train, family)
+            v = flags(graphs, train, family)
+            out[f"vun_{name}_{steps}"] = float(v.mean())
+            if name == "default" and steps == config.long_steps:
+                out["vun_flags_long_default"] = v.astype(int).tolist()
             if config.timing:
                 out[f"sample_seconds_{name}_{steps}"] = seconds
             if steps in (config.short_steps, config.long_steps):
@@ -185,6 +221,15 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     er = erdos_renyi(sizes, density, s_er)
     out.update(_mmds(er, test, "er", config.orbit))
     out["vun_er"] = vun(er, train, family)
+    picks = np.random.default_rng(s_cm).integers(len(train), size=config.n_generate)
+    cm = configuration_model([[d for _, d in train[i].degree] for i in picks], s_cm)
+    out.update(_mmds(cm, test, "config", config.orbit))
+    v = flags(cm, train, family)
+    out["vun_config"], out["vun_flags_config"] = float(v.mean()), v.astype(int).tolist()
+    if family == "sbm":
+        planted = sbm_graphs(config.n_fit_check, s_check % 2**31, blocks=config.sbm_blocks,
+                             block_sizes=config.sbm_block_sizes)  # fmt: skip
+        out["sbm_fit"] = sbm_fit_accuracy(planted, **params)
     out["show_train"] = [list(g.edges) for g in train[: config.n_show]]
     out["show_train_sizes"] = [g.number_of_nodes() for g in train[: config.n_show]]
     out["weights_hash_after"] = model.weights_hash()

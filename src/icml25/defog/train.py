@@ -184,8 +184,14 @@ def fit(graphs, config: DeFoGConfig | None = None, *, log_every: int = 0) -> DeF
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)
         model = DeFoGModel(
-            config, p0_x, p0_e, data.node_counts, data.node_classes, data.edge_classes,
-            data.node_attr, data.edge_attr,
+            config,
+            p0_x,
+            p0_e,
+            data.node_counts,
+            data.node_classes,
+            data.edge_classes,
+            data.node_attr,
+            data.edge_attr,
         )
     gen = torch.Generator().manual_seed(config.seed + 1)
     opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
