@@ -9,8 +9,8 @@ from icml25.apt_tabular.ship import iris_numbers
 
 # iris split 0 with the shipped weights, as printed by `python -m icml25.apt_tabular.ship` and
 # quoted in the README
-IRIS_AUC = 0.9861333333
-IRIS_SETOSA_MASS = 25.0972410665
+IRIS_AUC = 0.9930666667
+IRIS_SETOSA_MASS = 24.8506278799
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 The protocol is in ``icml25.lab.reproduction``.
 """
 
-from icml25.lab.claims import Claim
+from icml25.lab.claims import DIAGNOSTIC, Claim
 
 CLAIMS = (
     Claim(
@@ -58,6 +58,22 @@ CLAIMS = (
         paper_value="no fixed output head: any number of classes",
         source="Sec. 3.2",
         replicates="d_acc_gap[seed=*]",
+    ),
+    Claim(
+        "why_c_width",
+        "Is digits' width (64 features, pre-training saw at most 30) why (c) fails there? APT "
+        "(adversarial) AUC on digits projected on 30 principal components of the training "
+        "split, minus its AUC on the raw pixels (mean over seeds and splits).",
+        "c_digits_pca30_minus_raw",
+        kind=DIAGNOSTIC,
+    ),
+    Claim(
+        "why_c_integer",
+        "Are digits' integer pixels (0-16) why (c) fails there? APT (adversarial) AUC on digits "
+        "with U(0, 1) noise added to every pixel (continuous, same width), minus its AUC on the "
+        "raw pixels (mean over seeds and splits).",
+        "c_digits_dequantised_minus_raw",
+        kind=DIAGNOSTIC,
     ),
 )
 

@@ -4,9 +4,20 @@ official code ``apt/data/mlp.py``).
 A data maker draws latent rows ``z`` (Gaussian, uniform or categorical), passes them through a
 random MLP of depth ``L`` and width ``h`` with activation ``sigma`` and Gaussian noise of scale
 ``s`` after each layer; the features ``x`` are ``f`` hidden units picked at random among all
-layers, the target is one more unit, discretised into ``K`` classes at its empirical quantiles
-and relabelled by a random permutation. Makers are ``nn.Module``s: an *adversarial* maker's
-weights take gradient ascent on the model's loss (``pretrain``), a fixed one is drawn afresh.
+layers, the target is one more unit. As the official ``discretize``:
+
+- some feature columns become *integer* (ordinal, 2-20 levels) and some *categorical* (2-10
+  levels, the level labels permuted afresh at every draw): each kind is present with probability
+  0.65, and then on ``floor(u f)`` columns, ``u ~ U(0, 0.1)`` (integer) or ``U(0, 0.2)``
+  (categorical); a column with ``K`` levels is cut at ``mean + z std`` (over the rows drawn) for
+  ``K - 1`` sorted ``z ~ N(0, 1)`` fixed per maker, its value the number of cuts exceeded;
+- the target is cut the same way into ``K`` classes (``K - 1`` sorted Gaussian cuts, fixed per
+  maker), so classes are imbalanced (or empty), and relabelled by a random permutation;
+  ``balanced_classes=True`` cuts at the empirical quantiles instead (equal class counts).
+
+Makers are ``nn.Module``s: an *adversarial* maker's weights take gradient ascent on the model's
+loss (``pretrain``); a discretised feature passes ``0.01`` of the gradient of the unit it cuts
+(the official ``temperature``); a fixed maker is drawn afresh.
 """
 
 from __future__ import annotations
@@ -21,6 +32,11 @@ ACTIVATIONS = {
     "identity": lambda t: t,
 }
 LATENTS = ("gaussian", "uniform", "categorical")
+NUMERIC, INTEGER, CATEGORICAL = 0, 1, 2
+MAX_LEVELS = {INTEGER: 20, CATEGORICAL: 10}
+PRESENT_P = 0.65  # probability that a maker has integer (categorical) columns at all
+MAX_FRACTION = {INTEGER: 0.1, CATEGORICAL: 0.2}
+GRADIENT_TEMPERATURE = 0.01
 
 
 def _randint(low: int, high: int, generator: torch.Generator) -> int:
@@ -43,6 +59,7 @@ class DataMaker(nn.Module):
         min_classes: int = 2,
         max_classes: int = 10,
         n_classes: int | None = None,
+        balanced_classes: bool = False,
     ):
         super().__init__()
         g = generator
@@ -68,6 +85,30 @@ class DataMaker(nn.Module):
         units = torch.randperm(self.width * self.depth, generator=g)[: self.n_features + 1]
         self.register_buffer("feature_units", units[:-1])
         self.register_buffer("target_unit", units[-1:])
+        self.balanced_classes = balanced_classes
+        self._draw_column_kinds(g)
+        self.register_buffer("class_cuts", _sorted_cuts(self.n_classes, g))  # (K - 1,)
+
+    def _draw_column_kinds(self, g: torch.Generator) -> None:
+        """Which feature columns are integer / categorical, their levels and Gaussian cuts."""
+        f = self.n_features
+        kinds = torch.full((f,), NUMERIC, dtype=torch.long)
+        order = torch.randperm(f, generator=g)
+        taken = 0
+        for kind in (INTEGER, CATEGORICAL):
+            present = float(torch.rand((), generator=g)) < PRESENT_P
+            fraction = float(torch.rand((), generator=g)) * MAX_FRACTION[kind]
+            count = min(int(fraction * f) if present else 0, f - taken)
+            kinds[order[taken : taken + count]] = kind
+            taken += count
+        levels = torch.ones(f, dtype=torch.long)
+        cuts = torch.full((f, max(MAX_LEVELS.values()) - 1), float("inf"))  # (f, 19), inf = none
+        for j in torch.nonzero(kinds != NUMERIC).flatten().tolist():
+            levels[j] = _randint(2, MAX_LEVELS[int(kinds[j])], g)
+            cuts[j, : levels[j] - 1] = _sorted_cuts(int(levels[j]), g)
+        self.register_buffer("column_kinds", kinds)
+        self.register_buffer("column_levels", levels)
+        self.register_buffer("column_cuts", cuts)
 
     def _latent(self, n_rows: int, g: torch.Generator) -> torch.Tensor:
         if self.latent == "gaussian":
@@ -87,11 +128,42 @@ class DataMaker(nn.Module):
             h = h + self.noise * torch.randn(h.shape, generator=generator)  # (n, width)
             layers.append(h)
         units = torch.cat(layers, dim=1)  # (n, width * depth)
-        x = units[:, self.feature_units]  # (n, f)
+        x = self._discretise(units[:, self.feature_units], generator)  # (n, f)
         target = units[:, self.target_unit[0]].detach()  # (n,)
-        y = quantile_classes(target, self.n_classes)
+        if self.balanced_classes:
+            y = quantile_classes(target, self.n_classes)
+        else:
+            y = gaussian_cut_levels(target[:, None], self.class_cuts[None])[:, 0]
         perm = torch.randperm(self.n_classes, generator=generator)
         return x, perm[y]
+
+    def _discretise(self, x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+        """Integer and categorical columns of ``x`` ``(n, f)`` as levels (a straight-through
+        ``0.01`` of the gradient); numeric columns unchanged."""
+        discrete = self.column_kinds != NUMERIC  # (f,)
+        if not bool(discrete.any()):
+            return x
+        levels = gaussian_cut_levels(x.detach(), self.column_cuts).to(x.dtype)  # (n, f)
+        for j in torch.nonzero(self.column_kinds == CATEGORICAL).flatten().tolist():
+            perm = torch.randperm(int(self.column_levels[j]), generator=generator)
+            levels[:, j] = perm[levels[:, j].long()].to(x.dtype)
+        soft = levels + GRADIENT_TEMPERATURE * (x - x.detach())
+        return torch.where(discrete[None, :], soft, x)
+
+
+def _sorted_cuts(levels: int, g: torch.Generator) -> torch.Tensor:
+    """``levels - 1`` sorted standard-normal cut points (in units of the column's std)."""
+    return torch.sort(torch.randn(levels - 1, generator=g)).values
+
+
+def gaussian_cut_levels(values: torch.Tensor, cuts: torch.Tensor) -> torch.Tensor:
+    """The level of each value: how many of its column's cuts ``mean + z std`` it exceeds.
+
+    ``values`` ``(n, c)``; ``cuts`` ``(c, L)`` standard-normal ``z`` (``inf`` pads unused cuts);
+    mean and std are over the ``n`` rows. Returns ``(n, c)`` long in ``[0, L]``."""
+    mean, std = values.mean(0), values.std(0)  # (c,)
+    thresholds = mean[:, None] + cuts * std[:, None]  # (c, L)
+    return (values[:, :, None] > thresholds[None]).sum(-1)
 
 
 def quantile_classes(target: torch.Tensor, n_classes: int) -> torch.Tensor:
@@ -124,10 +196,11 @@ def make_batch(
 def synthetic_task(
     seed: int, n_classes: int, n_rows: int, max_features: int = 30
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """One held-out task from the same prior with ``n_classes`` classes: ``x`` ``(n_rows, f)``,
-    ``y`` ``(n_rows,)``, rows in random order."""
+    """One held-out task from the same prior with ``n_classes`` balanced classes (cut at the
+    target's quantiles, so that chance is ``1 / n_classes``): ``x`` ``(n_rows, f)``, ``y``
+    ``(n_rows,)``, rows in random order."""
     g = torch.Generator().manual_seed(seed)
-    maker = DataMaker(g, max_features=max_features, n_classes=n_classes)
+    maker = DataMaker(g, max_features=max_features, n_classes=n_classes, balanced_classes=True)
     with torch.no_grad():
         x, y = maker.sample(n_rows, g)
     order = torch.randperm(n_rows, generator=g)

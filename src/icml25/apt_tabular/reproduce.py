@@ -17,6 +17,7 @@ from icml25.apt_tabular.evaluate import (
     BASELINES,
     apt_real_aucs,
     baseline,
+    digits_variant_aucs,
     real_aucs,
     synthetic_accuracy,
     synthetic_baseline_accuracy,
@@ -125,5 +126,6 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         "loss_previous_tenth": float(losses[-2 * tail : -tail].mean()),
         "loss_curve": [float(b.mean()) for b in np.array_split(losses, 50)],
         "auc": apt_real_aucs(weights, config.n_splits, config.max_rows),
+        "digits_variants": digits_variant_aucs(weights, config.n_splits, config.max_rows),
         "accuracy": {str(K): a for K, a in accs.items()},
     }

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 from icml25.apt_tabular.evaluate import (
     BASELINES,
     DATASETS,
+    DIGITS_VARIANTS,
 )
 from icml25.apt_tabular.reproduce import (
     Config,
@@ -76,6 +77,16 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         m[f"b_gap_{name}"] = m[f"auc_adversarial_{name}"] - m[f"auc_plain_{name}"]
         passed += m[f"c_margin_{name}"] >= 0
     m["c_datasets_within_0.05"] = float(passed)
+    # (c) on digits: the explanations, width and integer pixels, each removed in turn
+    for v in VARIANTS:
+        for name in DIGITS_VARIANTS:
+            m[f"auc_{v}_digits_{name}"] = float(
+                np.mean([r["digits_variants"][name] for r in runs[v]])
+            )
+    for name in DIGITS_VARIANTS:
+        m[f"c_digits_{name}_minus_raw"] = (
+            m[f"auc_adversarial_digits_{name}"] - m["auc_adversarial_digits"]
+        )
     # (d) mixture minus fixed head on > 10 classes (adversarial mixture seeds paired with head)
     mix = adv[: len(head)]
     m["d_acc_gap_mixture_minus_head"] = _mean_acc(mix, config.over_ten) - _mean_acc(
