@@ -115,3 +115,51 @@ def test_figures_are_written_atomically_as_png(tmp_path):
     store.save_figure_atomic(figure, tmp_path / "figures" / "f.png")
     assert (tmp_path / "figures" / "f.png").read_bytes()[:4] == b"\x89PNG"
     assert not list((tmp_path / "figures").glob(".*.tmp"))
+
+
+GOOD_SUMMARY = {"schema": store.SCHEMA, "slug": "p", "scale": "smoke", "seed": 0, "claims": [],
+                "measurements": {}, "counts": {}}  # fmt: skip
+
+
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"seed": "0"}, "seed is str, not int"),
+        ({"seed": True}, "seed is bool, not int"),
+        ({"measurements": []}, "measurements is list, not dict"),
+        ({"claims": [1]}, "claims must be a list of objects"),
+        ({"slug": None}, "slug is NoneType, not str"),
+    ],
+)
+def test_a_summary_with_fields_of_the_wrong_type_is_named(tmp_path, change, reason):
+    path = _write(tmp_path / "summary.json", json.dumps({**GOOD_SUMMARY, **change}))
+    with pytest.raises(store.Unreadable, match=reason) as err:
+        store.read_summary(path)
+    assert err.value.path == path
+
+
+def test_deep_nesting_fifos_devices_and_huge_files_are_refused_unread(tmp_path, monkeypatch):
+    deep = _write(tmp_path / "deep" / "summary.json", "[" * 100_000 + "]" * 100_000)
+    fifo = tmp_path / "fifo" / "summary.json"
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero" / "summary.json"
+    zero.parent.mkdir()
+    zero.symlink_to("/dev/zero")
+    huge = _write(tmp_path / "huge" / "summary.json", json.dumps(GOOD_SUMMARY) + " " * 2000)
+    cell = _write(tmp_path / "cells" / "c.json", "[" * 100_000 + "]" * 100_000)
+    for path, reason in ((deep, "nested too deeply"), (fifo, "not a regular file"),
+                         (zero, "not a regular file")):  # fmt: skip
+        with pytest.raises(store.Unreadable, match=reason):
+            store.read_summary(path)
+    with pytest.raises(store.Unreadable, match="nested too deeply"):
+        store.read_cell(cell)
+    monkeypatch.setattr(store, "MAX_JSON_BYTES", 1000)
+    with pytest.raises(store.Unreadable, match="more than the 1000"):
+        store.read_summary(huge)

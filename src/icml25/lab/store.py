@@ -187,6 +187,33 @@ def write_cell(path: Path, record: dict) -> dict:
     return decode(json.loads(text)["record"], arrays)
 
 
+MAX_JSON_BYTES = 256 * 2**20
+"""The largest cell record or summary read (a larger file is refused, not read into memory)."""
+
+
+def read_json_file(path: Path, limit: int | None = None) -> Any:
+    """The JSON value in ``path``: a regular file (a FIFO, a device or a link to one is refused
+    before it is opened, so it cannot block or stream for ever) of at most ``limit`` bytes;
+    ``ValueError`` naming what is wrong, also for nesting too deep to decode. ``limit``
+    defaults to :data:`MAX_JSON_BYTES`."""
+    import stat
+
+    limit = MAX_JSON_BYTES if limit is None else limit
+    info = os.stat(path)  # follows a symbolic link to what it names
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError("not a regular file")
+    if info.st_size > limit:
+        raise ValueError(f"{info.st_size} bytes, more than the {limit} this icml25 reads")
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"more than the {limit} bytes this icml25 reads")
+    try:
+        return json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
 def read_cell(path: Path) -> dict | None:
     """A cell record; None when there is none; :class:`Unreadable` when the files are
     truncated, corrupt or not a record."""
@@ -194,7 +221,7 @@ def read_cell(path: Path) -> dict | None:
     if not path.is_file():
         return None
     try:
-        body = json.loads(path.read_text(encoding="utf-8"))
+        body = read_json_file(path)
         if not isinstance(body, dict) or body.get("format") != CELL_FORMAT:
             raise ValueError(f"not a cell record of format {CELL_FORMAT}")
         arrays = {}
@@ -207,7 +234,9 @@ def read_cell(path: Path) -> dict | None:
         if record["status"] == "ok" and "output" not in record:
             raise ValueError("a finished record without output")
         return record
-    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as err:
+    except (
+        OSError, ValueError, KeyError, TypeError, EOFError, RecursionError, zipfile.BadZipFile
+    ) as err:  # fmt: skip
         raise Unreadable(path, f"{type(err).__name__}: {err}") from None
 
 
@@ -227,7 +256,7 @@ def write_summary(runs: Path, slug: str, scale: str, seed: int, summary: dict) -
 def read_summary(path: Path) -> dict:
     """A summary.json of this schema, or :class:`Unreadable` naming the file."""
     try:
-        summary = json.loads(Path(path).read_text(encoding="utf-8"))
+        summary = read_json_file(Path(path))
     except (OSError, ValueError) as err:
         raise Unreadable(path, f"{type(err).__name__}: {err}") from None
     if not isinstance(summary, dict):
@@ -238,7 +267,23 @@ def read_summary(path: Path) -> dict:
     missing = {"slug", "scale", "seed", "claims", "measurements", "counts"} - set(summary)
     if missing:
         raise Unreadable(path, f"missing {', '.join(sorted(missing))}")
+    for field, kind in SUMMARY_FIELD_TYPES.items():
+        value = summary[field]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise Unreadable(path, f"{field} is {type(value).__name__}, not {kind.__name__}")
+    if not all(isinstance(c, dict) for c in summary["claims"]):
+        raise Unreadable(path, "claims must be a list of objects")
     return summary
+
+
+SUMMARY_FIELD_TYPES = {
+    "slug": str,
+    "scale": str,
+    "seed": int,
+    "claims": list,
+    "measurements": dict,
+    "counts": dict,
+}
 
 
 def find_summaries(
