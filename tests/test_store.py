@@ -130,11 +130,14 @@ def _write(path, text):
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        ({"seed": "0"}, "seed is str, not int"),
-        ({"seed": True}, "seed is bool, not int"),
-        ({"measurements": []}, "measurements is list, not dict"),
+        ({"seed": "0"}, "seed is str, not an integer"),
+        ({"seed": True}, "seed is bool, not an integer"),
+        ({"measurements": []}, "measurements is list, not an object"),
         ({"claims": [1]}, "claims must be a list of objects"),
-        ({"slug": None}, "slug is NoneType, not str"),
+        ({"slug": None}, "slug is NoneType, not a string"),
+        ({"scale": "../../.."}, "scale '../../..' is none of"),
+        ({"slug": "../x"}, "slug '../x' is not a package name"),
+        ({"seed": -1}, "seed -1 is negative"),
     ],
 )
 def test_a_summary_with_fields_of_the_wrong_type_is_named(tmp_path, change, reason):

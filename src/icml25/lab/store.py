@@ -267,22 +267,29 @@ def read_summary(path: Path) -> dict:
     missing = {"slug", "scale", "seed", "claims", "measurements", "counts"} - set(summary)
     if missing:
         raise Unreadable(path, f"missing {', '.join(sorted(missing))}")
-    for field, kind in SUMMARY_FIELD_TYPES.items():
+    for field, (kind, name) in SUMMARY_FIELD_TYPES.items():
         value = summary[field]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise Unreadable(path, f"{field} is {type(value).__name__}, not {kind.__name__}")
+            raise Unreadable(path, f"{field} is {type(value).__name__}, not {name}")
     if not all(isinstance(c, dict) for c in summary["claims"]):
         raise Unreadable(path, "claims must be a list of objects")
+    # paths are built from these fields: nothing that could leave the folder they name
+    if summary["scale"] not in SCALE_NAMES:
+        raise Unreadable(path, f"scale {summary['scale']!r} is none of {', '.join(SCALE_NAMES)}")
+    if not summary["slug"].isidentifier() or not summary["slug"].isascii():
+        raise Unreadable(path, f"slug {summary['slug']!r} is not a package name")
+    if summary["seed"] < 0:
+        raise Unreadable(path, f"seed {summary['seed']} is negative")
     return summary
 
 
 SUMMARY_FIELD_TYPES = {
-    "slug": str,
-    "scale": str,
-    "seed": int,
-    "claims": list,
-    "measurements": dict,
-    "counts": dict,
+    "slug": (str, "a string"),
+    "scale": (str, "a string"),
+    "seed": (int, "an integer"),
+    "claims": (list, "a list"),
+    "measurements": (dict, "an object"),
+    "counts": (dict, "an object"),
 }
 
 
