@@ -375,3 +375,28 @@ def test_absurd_jobs_are_refused_in_one_line(tmp_path, capsys):
     assert main(["run", SLUG, "--scale", "smoke", "--jobs", "10000", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "jobs must be a non-zero integer from -1024 to 1024" in err[0]
+
+
+def test_a_model_run_is_shown_beside_the_offline_one_and_compared_with_its_own(
+    tmp_path, capsys, monkeypatch
+):
+    from icml25.common.openai_stub import StubServer
+
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    out = str(tmp_path / "runs")
+    assert main(["run", "disco", "--scale", "smoke", "--jobs", "1", "--out", out]) == 0
+    with StubServer(lambda body: '{"movie_name": "Frozen"}') as server:
+        model = ["--llm-base-url", server.url, "--llm-model", "m"]
+        run = ["run", "disco", "--scale", "smoke", "--jobs", "1", "--out", out, *model]
+        assert main(run) == 0
+        capsys.readouterr()
+        assert main([*run, "--compare"]) == 2
+        assert "no committed result for disco at scale smoke, seed 0 with model m" in (
+            capsys.readouterr().err
+        )
+    assert main(["show", "disco", "--runs", out]) == 0
+    shown = capsys.readouterr().out
+    offline_at = shown.index("runs: scale smoke, seed 0,")
+    model_at = shown.index("runs: scale smoke, seed 0 with model m at")
+    assert offline_at < model_at
+    assert "the model's own measurements: llm_" in shown and "(offline n/a)" in shown

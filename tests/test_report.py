@@ -396,3 +396,25 @@ def test_verdict_colours_are_defined():
         claims.FAILS,
     ]:
         assert re.search(rf"\.{verdict.replace(' ', '-')}\b[^{{]*{{[^}}]*color:", css), verdict
+
+
+def test_a_model_run_is_shown_beside_the_offline_run_of_its_seed(tmp_path, monkeypatch):
+    """A run against a model has its own folder (``seed-0-<model>``), its own section right
+    after the offline run's, and a table of what the model measured beside the offline value."""
+    slug = "political_neutrality"
+    monkeypatch.setattr(store, "results_dir", lambda: tmp_path / "results")
+    offline = _summary(slug, "default", [_claim("a", claims.REPRODUCED, measured=0.5)])
+    model = _summary(slug, "default", [_claim("a", claims.NOT_REPRODUCED, measured=0.125)])
+    model |= {"model": "smollm2", "model_measurements": ["metric_a"]}
+    model["config"] = {"llm": {"model": "local:smollm2", "base_url": "http://127.0.0.1:1/v1"}}
+    store.write_summary(tmp_path / "runs", slug, "default", 0, model)
+    store.write_summary(tmp_path / "runs", slug, "default", 0, offline)
+    assert (tmp_path / "runs" / slug / "default" / "seed-0-smollm2" / "summary.json").is_file()
+    report.build(tmp_path / "runs", tmp_path / "site")
+    sections = _sections((tmp_path / "site" / f"{slug}.html").read_text(encoding="utf-8"))
+    assert list(sections)[:2] == ["runs-default-seed-0", "runs-default-seed-0-smollm2"]
+    beside = sections["runs-default-seed-0-smollm2"]
+    assert "beside the offline run" in beside and "model: local:smollm2" in beside
+    row = re.search(r"<code>metric_a</code></td>(.*?)</tr>", beside, re.S)[1]
+    assert re.findall(r'<td class="num">([^<]*)</td>', row) == ["0.5", "0.125"]
+    assert "beside the offline run" not in sections["runs-default-seed-0"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import icml25.ipd_pavlov.reproduce as ipd
-from icml25.lab import runner
+from icml25.lab import runner, store
 from icml25.lab.claims import INCOMPLETE
 from icml25.lab.reproduction import cell_seed, code_fingerprint, config_fingerprint
 
@@ -423,7 +423,6 @@ def test_each_paper_is_reported_as_soon_as_it_finishes(tmp_path):
 
 
 def test_a_second_run_on_the_same_folder_waits_and_computes_nothing_twice(tmp_path):
-    from icml25.lab import store
 
     finished = runner.run([SLUG], scale="smoke", out=tmp_path / "a", jobs=1)[SLUG]
     folder = store.run_dir(tmp_path / "b", SLUG, "smoke", 0)
@@ -653,6 +652,29 @@ def test_the_measurements_the_model_made_are_named_in_the_summary(tmp_path, monk
     assert made and all(name.startswith("llm_") for name in made)
     assert set(made) == set(summary["measurements"]) - set(offline["measurements"])
     assert offline["model_measurements"] == []
+
+
+def test_a_model_run_has_its_own_folder_beside_the_offline_run(tmp_path, monkeypatch):
+    """The offline summary survives a run against a model in the same runs folder, and a paper
+    that does not use the model runs in the offline folder."""
+    from icml25.common.llm import Endpoint
+    from icml25.common.openai_stub import StubServer
+
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    offline = runner.run(["disco"], scale="smoke", out=tmp_path, jobs=1)["disco"]
+    with StubServer(lambda body: '{"movie_name": "Frozen"}') as server:
+        endpoint = Endpoint(server.url, "Org/Some Model")
+        both = runner.run(["disco", SLUG], scale="smoke", out=tmp_path, jobs=1, llm=endpoint)
+    folder = tmp_path / "disco" / "smoke"
+    assert sorted(p.name for p in folder.iterdir()) == ["seed-0", "seed-0-org-some-model"]
+    kept = store.read_summary(folder / "seed-0" / "summary.json")
+    assert kept["provenance"]["finished"] == offline["provenance"]["finished"]
+    assert kept["config"]["llm"] is None
+    assert both["disco"]["model"] == "org-some-model" and offline["model"] is None
+    assert both["disco"]["cells"]["cached"] == 0
+    assert both[SLUG]["model"] is None and (tmp_path / SLUG / "smoke" / "seed-0").is_dir()
+    found = store.find_summaries(tmp_path, "disco")
+    assert [s["model"] for s in found] == [None, "org-some-model"]
 
 
 def test_a_cell_file_holding_another_cells_record_is_recomputed_and_named(tmp_path):

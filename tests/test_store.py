@@ -3,6 +3,7 @@ import json
 import math
 import os
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -138,6 +139,8 @@ def _write(path, text):
         ({"scale": "../../.."}, "scale '../../..' is none of"),
         ({"slug": "../x"}, "slug '../x' is not a package name"),
         ({"seed": -1}, "seed -1 is negative"),
+        ({"model": "../../x"}, "model '../../x' is not a folder-safe tag"),
+        ({"model": 3}, "model 3 is not a folder-safe tag"),
     ],
 )
 def test_a_summary_with_fields_of_the_wrong_type_is_named(tmp_path, change, reason):
@@ -166,3 +169,43 @@ def test_deep_nesting_fifos_devices_and_huge_files_are_refused_unread(tmp_path, 
     monkeypatch.setattr(store, "MAX_JSON_BYTES", 1000)
     with pytest.raises(store.Unreadable, match="more than the 1000"):
         store.read_summary(huge)
+
+
+@pytest.mark.parametrize(
+    ("name", "tag"),
+    [
+        ("local:smollm2", "smollm2"),
+        ("gpt-4o-mini", "gpt-4o-mini"),
+        ("meta-llama/Llama-3.1-8B Instruct", "meta-llama-llama-3.1-8b-instruct"),
+        ("local:../../etc", "etc"),
+        ("..", None),
+        ("///", None),
+    ],
+)
+def test_a_model_name_becomes_a_folder_safe_tag_or_is_refused(name, tag):
+    if tag is None:
+        with pytest.raises(ValueError, match="no letter or digit"):
+            store.model_tag(name)
+    else:
+        assert store.model_tag(name) == tag
+        assert store.run_dir(Path("runs"), "p", "smoke", 0, tag).name == f"seed-0-{tag}"
+
+
+@pytest.mark.parametrize("tag", ["..", "../x", "a/b", "", "X"])
+def test_a_run_folder_refuses_a_tag_that_could_leave_it(tag):
+    with pytest.raises(ValueError, match="not a folder-safe tag"):
+        store.run_dir(Path("runs"), "p", "smoke", 0, tag)
+
+
+def test_a_model_run_is_found_beside_the_offline_one_which_is_shown_first(tmp_path):
+    offline = {**GOOD_SUMMARY, "scale": "default", "provenance": {"finished": "2026-01-01"}}
+    model = {**offline, "model": "smollm2", "provenance": {"finished": "2026-02-01"}}
+    other = {**offline, "seed": 1, "model": None}
+    for summary in (model, offline, other):
+        store.write_summary(tmp_path, "p", "default", summary["seed"], summary)
+    found = store.find_summaries(tmp_path, "p")
+    assert [(s["seed"], s.get("model")) for s in found] == [(0, None), (0, "smollm2"), (1, None)]
+    assert (tmp_path / "p" / "default" / "seed-0-smollm2" / "summary.json").is_file()
+    assert store.latest(found) is not found[1]  # a newer model run does not hide the offline one
+    assert store.offline_beside(found, found[1]) is found[0]
+    assert store.offline_beside(found, found[0]) is None

@@ -81,13 +81,19 @@ def _model_note(summary: dict) -> str:
 UNUSABLE_WORDS = ("unusable", "malformed", "invalid")  # a model measurement of failed replies
 
 
-def _model_lines(summary: dict) -> list[str]:
-    """What the model itself scored, first, and a warning where every reply was unusable."""
+def _model_lines(summary: dict, offline: dict | None = None) -> list[str]:
+    """What the model itself scored, first, each beside the ``offline`` run's value where one
+    is given, and a warning where every reply was unusable."""
     names = summary.get("model_measurements") or []
     values = summary.get("measurements", {})
     if not names:
         return []
-    shown = ", ".join(f"{n} {_number(values.get(n))}" for n in names[:12])
+    before = None if offline is None else offline.get("measurements", {})
+    shown = ", ".join(
+        f"{n} {_number(values.get(n))}"
+        + ("" if before is None else f" (offline {_number(before.get(n))})")
+        for n in names[:12]
+    )
     more = f" (and {len(names) - 12} more in summary.json)" if len(names) > 12 else ""
     lines = [f"  the model's own measurements: {shown}{more}"]
     for name in names:
@@ -252,7 +258,9 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
             "runs": [
                 {k: s[k] for k in ("origin", "scale", "seed", "complete", "counts", "claims")}
                 | {"measurements": s["measurements"], "cells": s["cells"], "timing": s["timing"]}
-                | {"provenance": s["provenance"]}
+                | {"provenance": s["provenance"], "model": s.get("model")}
+                | {"model_measurements": s.get("model_measurements", [])}
+                | {"llm_usage": s.get("llm_usage")}
                 for s in found
             ],
         }
@@ -290,7 +298,7 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
         )
         if summary["scale"] == "smoke":
             click.echo("  (smoke: not evidence)")
-        for line in _model_lines(summary):
+        for line in _model_lines(summary, store.offline_beside(found, summary)):
             click.echo(line)
         _echo_verdicts(summary)
 
@@ -412,7 +420,6 @@ def run(
     needs_model = endpoint is not None and any(
         runner.uses_llm(r.config(scale)) for r in repros.values()
     )
-    committed = _committed(slugs, scale, seed) if compare else {}
     terminal = sys.stdout.isatty() and not as_json
 
     def finished(summary: dict) -> None:
@@ -449,6 +456,7 @@ def run(
             stack.close()
             raise InputError(str(err)) from None
     with stack:
+        committed = _committed(repros, scale, seed, endpoint) if compare else {}
         try:
             summaries = runner.run(
                 list(slugs),
@@ -496,7 +504,7 @@ def _conclude(
         data = [
             {
                 **{k: s[k] for k in ("slug", "scale", "seed", "complete", "counts", "claims")},
-                "path": str(store.summary_path(Path(out), s["slug"], scale, seed)),
+                "path": str(store.summary_path(Path(out), s["slug"], scale, seed, s["model"])),
                 "failures": [{k: f[k] for k in ("cell", "reason")} for f in s["failures"]],
             }
             for s in summaries.values()
@@ -526,14 +534,20 @@ def _endpoint(base_url: str | None, model: str | None, price) -> Endpoint | None
     return endpoint
 
 
-def _committed(slugs, scale: str, seed: int) -> dict[str, dict]:
-    """The committed summaries that ``--compare`` checks a new run against."""
+def _committed(repros: dict, scale: str, seed: int, endpoint: Endpoint | None) -> dict[str, dict]:
+    """The committed summaries that ``--compare`` checks a new run against: for a paper run
+    against a model, the committed run against that model."""
+    from icml25.lab import runner
+
     found = {}
-    for slug in slugs:
-        path = store.summary_path(store.results_dir(), slug, scale, seed)
+    for slug, repro in repros.items():
+        model = runner.model_tag_of(repro, scale, endpoint)
+        path = store.summary_path(store.results_dir(), slug, scale, seed, model)
+        with_model = "" if model is None else f" with model {model}"
         if not path.is_file():
             raise InputError(
                 f"--compare: no committed result for {slug} at scale {scale}, seed {seed}"
+                f"{with_model}"
             )
         try:
             found[slug] = store.read_summary(path)

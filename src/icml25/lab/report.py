@@ -117,7 +117,22 @@ def _evidence(
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             reason = f"cannot be shown: {type(err).__name__}: {err}"
             report_error(store.Unreadable(_summary_file(summary, slug, runs), reason))
+    for view in shown:
+        view["beside"] = _beside(view, store.offline_beside(shown, view))
     return sorted(shown, key=_page_order), unreadable
+
+
+def _beside(run: Mapping[str, Any], offline: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The measurements that a run against a model made, each beside the offline run's value
+    (None where the offline run has none); empty for an offline run or one with no offline twin."""
+    if offline is None:
+        return []
+    values = {m["name"]: m["value"] for m in run["measurements"]}
+    before = {m["name"]: m["value"] for m in offline["measurements"]}
+    return [
+        {"name": name, "offline": before.get(name), "model": values.get(name)}
+        for name in run["model_measurements"]
+    ]
 
 
 def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str, Any]:
@@ -125,6 +140,8 @@ def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str,
     TypeError or ValueError when the summary's content is not what its schema promises."""
     origin = summary.get("origin", RUNS)
     scale, seed = str(summary["scale"]), _integer(summary["seed"], "seed")
+    tag = summary.get("model")
+    folder = store.run_dir(Path("."), slug, scale, seed, tag).name  # refuses an unsafe tag
     provenance = _mapping(summary.get("provenance"), "provenance")
     claims = [_claim(c) for c in _sequence(summary["claims"], "claims")]
     counts = tally(claims)  # the claims are checked above: tallied as RunSummary does
@@ -143,11 +160,15 @@ def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str,
         "scale": scale,
         "seed": seed,
         "smoke": scale == SMOKE,
-        "model": _model(summary.get("config")),
+        "model": tag,
+        "model_name": _model(summary.get("config")),
+        "model_measurements": [
+            str(n) for n in _sequence(summary.get("model_measurements", []), "model_measurements")
+        ],
         "llm_usage": summary.get("llm_usage")
         if isinstance(summary.get("llm_usage"), Mapping)
         else None,
-        "anchor": f"{origin}-{scale}-seed-{seed}",
+        "anchor": f"{origin}-{scale}-{folder}",
         "complete": bool(summary.get("complete", True)),
         "date": finished[:10],
         "commit": commit,
@@ -170,7 +191,7 @@ def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str,
         # committed results ship without their figures: show only those that are there
         "figures": [
             f
-            for f in _figures(summary.get("figures", []), base, slug, origin, scale, seed)
+            for f in _figures(summary.get("figures", []), base, slug, origin, scale, seed, tag)
             if f["exists"] or origin != COMMITTED
         ],
         "warnings": sorted(
@@ -300,11 +321,11 @@ def _failure(f: Any) -> dict[str, str]:
 
 
 def _figures(
-    figures: Any, base: Path, slug: str, origin: str, scale: str, seed: int
+    figures: Any, base: Path, slug: str, origin: str, scale: str, seed: int, model: str | None
 ) -> list[dict[str, Any]]:
     """Each figure with its source (inside the summary's folder, never outside it), the path it
     gets in the site, and whether the file is there to copy."""
-    folder = store.run_dir(base, slug, scale, seed)
+    folder = store.run_dir(base, slug, scale, seed, model)
     found = []
     for figure in _sequence(figures, "figures"):
         if isinstance(figure, str):  # schema 1 listed bare file names
@@ -322,7 +343,7 @@ def _figures(
                 "name": relative.name,
                 "caption": str(figure.get("caption") or relative.stem.replace("_", " ")),
                 "source": source if safe else None,
-                "src": f"{slug}/{origin}/{scale}/seed-{seed}/{relative}" if safe else "",
+                "src": f"{slug}/{origin}/{scale}/{folder.name}/{relative}" if safe else "",
                 "exists": safe and source.is_file(),
             }
         )
@@ -330,14 +351,30 @@ def _figures(
 
 
 def _page_order(view: Mapping[str, Any]) -> tuple:
-    """Committed results first, then runs; larger scales first; then by seed."""
+    """Committed results first, then runs; larger scales first; then by seed, the offline run
+    just before the runs of the same seed against a model."""
     rank = {scale: i for i, scale in enumerate(SCALE_NAMES)}
-    return (not view["committed"], -rank.get(view["scale"], -1), view["seed"])
+    model = view["model"]
+    return (
+        not view["committed"],
+        -rank.get(view["scale"], -1),
+        view["seed"],
+        model is not None,
+        model or "",
+    )
 
 
 def _summary_file(summary: Mapping[str, Any], slug: str, runs: Path | None) -> Path:
     base = runs if summary.get("origin") != COMMITTED and runs is not None else store.results_dir()
-    return base / slug / str(summary.get("scale")) / f"seed-{summary.get('seed')}" / "summary.json"
+    model = summary.get("model")
+    suffix = f"-{model}" if isinstance(model, str) and store.MODEL_TAG.fullmatch(model) else ""
+    return (
+        base
+        / slug
+        / str(summary.get("scale"))
+        / f"seed-{summary.get('seed')}{suffix}"
+        / "summary.json"
+    )
 
 
 def _mapping(value: Any, what: str) -> Mapping:

@@ -20,7 +20,9 @@ class RunSummary:
     to draw and why (the verdicts do not depend on figures); ``summary_error`` is the
     traceback of a ``summarize`` that raised (then nothing was measured);
     ``model_measurements`` names the measurements that the model's cells made (those that a
-    summary of the other cells alone lacks or gives otherwise), what the model itself scored."""
+    summary of the other cells alone lacks or gives otherwise), what the model itself scored;
+    ``model``: the tag of the model the paper ran against (:func:`icml25.lab.store.model_tag`,
+    which names its run folder ``seed-<N>-<model>``), None for an offline run."""
 
     slug: str
     title: str
@@ -40,6 +42,7 @@ class RunSummary:
     llm_usage: dict | None = None
     summary_error: str | None = None
     model_measurements: list[str] = field(default_factory=list)
+    model: str | None = None
     schema: int = SCHEMA
 
     @property

@@ -76,6 +76,7 @@ class _Paper:
     pending: int = 0
     model_cells: frozenset[int] = frozenset()  # the cells that exist only because of the model
     keys: list[str] = field(default_factory=list)  # each cell's seed and fingerprints
+    model: str | None = None  # the tag of the model it runs against (its run folder's suffix)
 
 
 def run(
@@ -134,9 +135,10 @@ def run(
     if llm_server is not None:
         context["llm_server"] = dict(llm_server)
     slugs = list(dict.fromkeys(slugs))
+    tags = {slug: model_tag_of(repro, scale, llm) for slug, repro in repros.items()}
     with contextlib.ExitStack() as stack:
         for slug in sorted(slugs):  # one order for every run: two runs never deadlock
-            folder = store.run_dir(out, slug, scale, seed)
+            folder = store.run_dir(out, slug, scale, seed, tags[slug])
             stack.enter_context(store.locked(folder, lambda f: tell(f"waiting for {f}: in use")))
         papers, tasks = _prepare(repros, scale, seed, out, force, tell, llm, cell_timeout_s)
         summaries = {}
@@ -179,8 +181,8 @@ def _prepare(
     for slug, repro in repros.items():
         config = repro.config(scale)
         model_cells: frozenset[int] = frozenset()
-        blind = llm is not None and llm.reads_images is False and repro.model_needs_images
-        if blind and uses_llm(config):
+        tag = model_tag_of(repro, scale, llm)
+        if llm is not None and tag is None and uses_llm(config):
             tell(
                 f"{slug} sends images to its model, and the server at {llm.base_url} says "
                 f"{llm.model} reads text only: {slug} runs without the model"
@@ -197,9 +199,10 @@ def _prepare(
         seeds = [cell_seed(seed, slug, cell) for cell in cells]
         keys = [f"{s}|{key}" for s in seeds]
         paths = [
-            store.cell_path(out, slug, scale, seed, c, k) for c, k in zip(cells, keys, strict=True)
+            store.cell_path(out, slug, scale, seed, c, k, tag)
+            for c, k in zip(cells, keys, strict=True)
         ]
-        paper = _Paper(repro, config, cells, paths, model_cells=model_cells, keys=keys)
+        paper = _Paper(repro, config, cells, paths, model_cells=model_cells, keys=keys, model=tag)
         for i, (cell, seed_i, path) in enumerate(zip(cells, seeds, paths, strict=True)):
             record = None
             if not force:
@@ -234,6 +237,17 @@ def _record_matches(record: dict, cell: dict, seed: int, key: str) -> bool:
 def uses_llm(config: Any) -> bool:
     """Whether a reproduction's config can take a model endpoint (it has a field ``llm``)."""
     return any(f.name == "llm" for f in fields(config))
+
+
+def model_tag_of(repro: Reproduction, scale: str, llm: Endpoint | None) -> str | None:
+    """The model tag of a paper's run folder with ``llm`` (:func:`icml25.lab.store.model_tag`),
+    or None where the paper runs without it: no endpoint, a config without ``llm``, or a paper
+    that sends images (``MODEL_NEEDS_IMAGES``) to a model whose server says it reads text only."""
+    if llm is None or not uses_llm(repro.config(scale)):
+        return None
+    if llm.reads_images is False and repro.model_needs_images:
+        return None
+    return store.model_tag(llm.model)
 
 
 def check_arguments(
@@ -479,7 +493,7 @@ def _finish(
         for v in evaluate(repro.claims, measurements, complete=not failed, partial=partial)
     ]
     figures, figure_errors = (
-        ([], []) if result is None else _draw(out, repro.slug, scale, seed, result)
+        ([], []) if result is None else _draw(out, repro.slug, scale, seed, paper.model, result)
     )
     fresh = [r for i, r in enumerate(records) if i not in paper.cached]
     summary = RunSummary(
@@ -505,6 +519,7 @@ def _finish(
         llm_usage=_llm_usage(records),
         summary_error=error,
         model_measurements=model_made,
+        model=paper.model,
         timing={
             "wall_seconds": round(_wall(fresh) + summarize_seconds, 3),
             "computed_cell_seconds": round(sum(r["seconds"] for r in fresh), 3),
@@ -555,10 +570,12 @@ def _as_float(value: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _draw(out: Path, slug: str, scale: str, seed: int, result: Any) -> tuple[list, list]:
+def _draw(
+    out: Path, slug: str, scale: str, seed: int, model: str | None, result: Any
+) -> tuple[list, list]:
     """Draw and save each figure of ``result`` (a Figure, or a function returning one): the
     saved ones, and ``{name, error}`` for each that raised."""
-    folder = store.run_dir(out, slug, scale, seed) / "figures"
+    folder = store.run_dir(out, slug, scale, seed, model) / "figures"
     captions = getattr(result, "captions", {}) or {}
     saved, errors = [], []
     for name, figure in result.figures.items():

@@ -8,6 +8,10 @@ Layout under a runs folder (``runs/`` by default)::
     runs/<slug>/<scale>/seed-<N>/figures/<name>.png     the summary's figures
     runs/<slug>/<scale>/seed-<N>/.lock                  held by the run writing this folder
 
+A run of a paper against a language model lives beside its offline run, in
+``seed-<N>-<model>/`` (:func:`model_tag`: ``--llm-model local`` gives ``seed-0-smollm2``), so
+that the two are read side by side and neither overwrites the other.
+
 A cell's id hashes its parameters, its seed, the config, the code and the versions of the
 libraries the paper imports, so a rerun with another seed, config, code or torch never picks up
 a stale record. Records are JSON for numbers and ``.npz`` (read with ``allow_pickle=False``) for
@@ -25,6 +29,7 @@ import io
 import json
 import math
 import os
+import re
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
@@ -51,14 +56,35 @@ class Unreadable(Exception):
 # ---------------------------------------------------------------- paths
 
 
-def run_dir(runs: Path, slug: str, scale: str, seed: int) -> Path:
-    return Path(runs) / slug / scale / f"seed-{seed}"
+MODEL_TAG = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")  # no separator, never "." or ".."
 
 
-def cell_path(runs: Path, slug: str, scale: str, seed: int, cell: dict, key: str) -> Path:
+def model_tag(model: str) -> str:
+    """The folder-safe tag of a model's name: ``local:smollm2`` -> ``smollm2``,
+    ``meta-llama/Llama-3.1-8B`` -> ``meta-llama-llama-3.1-8b`` (lower case; every run of
+    characters other than letters, digits, ``.``, ``_`` and ``-`` becomes one ``-``)."""
+    name = model.removeprefix("local:").lower()
+    tag = re.sub(r"[^a-z0-9._-]+", "-", name).strip("-._")[:64].rstrip("-._")
+    if not MODEL_TAG.fullmatch(tag):
+        raise ValueError(f"model name {model!r} has no letter or digit to name its run folder")
+    return tag
+
+
+def run_dir(runs: Path, slug: str, scale: str, seed: int, model: str | None = None) -> Path:
+    """The folder of one run; ``model``: the :func:`model_tag` of a run against a model."""
+    if model is None:
+        return Path(runs) / slug / scale / f"seed-{seed}"
+    if not isinstance(model, str) or not MODEL_TAG.fullmatch(model):
+        raise ValueError(f"model tag {model!r} is not a folder-safe tag (see store.model_tag)")
+    return Path(runs) / slug / scale / f"seed-{seed}-{model}"
+
+
+def cell_path(
+    runs: Path, slug: str, scale: str, seed: int, cell: dict, key: str, model: str | None = None
+) -> Path:
     """The record of one cell; ``key`` holds the cell's seed and the fingerprints."""
     cell_id = hashlib.sha256(f"{cell_key(cell)}|{key}".encode()).hexdigest()[:16]
-    return run_dir(runs, slug, scale, seed) / "cells" / f"{cell_id}.json"
+    return run_dir(runs, slug, scale, seed, model) / "cells" / f"{cell_id}.json"
 
 
 # ---------------------------------------------------------------- atomic writes
@@ -243,12 +269,12 @@ def read_cell(path: Path) -> dict | None:
 # ---------------------------------------------------------------- summaries
 
 
-def summary_path(runs: Path, slug: str, scale: str, seed: int) -> Path:
-    return run_dir(runs, slug, scale, seed) / "summary.json"
+def summary_path(runs: Path, slug: str, scale: str, seed: int, model: str | None = None) -> Path:
+    return run_dir(runs, slug, scale, seed, model) / "summary.json"
 
 
 def write_summary(runs: Path, slug: str, scale: str, seed: int, summary: dict) -> Path:
-    path = summary_path(runs, slug, scale, seed)
+    path = summary_path(runs, slug, scale, seed, summary.get("model"))
     write_atomic(path, json.dumps(summary, indent=2).encode())
     return path
 
@@ -280,6 +306,9 @@ def read_summary(path: Path) -> dict:
         raise Unreadable(path, f"slug {summary['slug']!r} is not a package name")
     if summary["seed"] < 0:
         raise Unreadable(path, f"seed {summary['seed']} is negative")
+    model = summary.get("model")
+    if model is not None and not (isinstance(model, str) and MODEL_TAG.fullmatch(model)):
+        raise Unreadable(path, f"model {model!r} is not a folder-safe tag")
     return summary
 
 
@@ -296,13 +325,14 @@ SUMMARY_FIELD_TYPES = {
 def find_summaries(
     runs: Path, slug: str, on_error: Callable[[Unreadable], None] | None = None
 ) -> list[dict]:
-    """Every summary of one paper under ``runs`` (all scales, all seeds), smallest scale first.
-    An unreadable one is passed to ``on_error`` (default: skipped) and the rest are read."""
+    """Every summary of one paper under ``runs`` (all scales, all seeds, offline and with each
+    model), smallest scale first, then by seed, the offline run before the model runs. An
+    unreadable one is passed to ``on_error`` (default: skipped) and the rest are read."""
     found = []
     for scale in SCALE_NAMES:
         folder = Path(runs) / slug / scale
         paths = sorted(folder.glob("seed-*/summary.json")) if folder.is_dir() else []
-        for path in sorted(paths, key=lambda p: _seed_of(p.parent.name)):
+        for path in sorted(paths, key=lambda p: _seed_and_model(p.parent.name)):
             try:
                 found.append(read_summary(path))
             except Unreadable as err:
@@ -311,11 +341,12 @@ def find_summaries(
     return found
 
 
-def _seed_of(name: str) -> int:
+def _seed_and_model(name: str) -> tuple[int, str]:
+    seed, _, model = name.removeprefix("seed-").partition("-")
     try:
-        return int(name.removeprefix("seed-"))
+        return int(seed), model
     except ValueError:
-        return -1
+        return -1, model
 
 
 def results_dir() -> Path:
@@ -336,13 +367,31 @@ def evidence(
 
 
 def latest(found: list[dict]) -> dict | None:
-    """The summary to show first: the largest scale, then the most recently finished."""
+    """The summary to show first: the largest scale, then an offline run before a run
+    against a model (the paper's reproduction is the offline one), then the most recently
+    finished."""
     if not found:
         return None
     rank = {scale: i for i, scale in enumerate(SCALE_NAMES)}
     return max(
         found,
-        key=lambda s: (rank.get(s["scale"], -1), s.get("provenance", {}).get("finished", "")),
+        key=lambda s: (
+            rank.get(s["scale"], -1),
+            s.get("model") is None,
+            s.get("provenance", {}).get("finished", ""),
+        ),
+    )
+
+
+def offline_beside(found: list[dict], run: dict) -> dict | None:
+    """The offline run of the same origin, scale and seed as ``run`` (a run against a model)
+    among ``found``, to read beside it; None for an offline ``run`` or where there is none."""
+    if run.get("model") is None:
+        return None
+    same = ("origin", "scale", "seed")
+    return next(
+        (s for s in found if s.get("model") is None and all(s.get(k) == run.get(k) for k in same)),
+        None,
     )
 
 
