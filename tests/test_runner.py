@@ -1,3 +1,4 @@
+import json
 import os
 import shutil
 import signal
@@ -590,7 +591,7 @@ def test_failed_model_cells_leave_the_offline_claims_their_verdicts(tmp_path, mo
         summary = runner.run(["disco"], scale="smoke", out=tmp_path / "model", jobs=1, llm=endpoint)
     summary = summary["disco"]
     assert not summary["complete"] and summary["cells"]["failed"] == 1
-    assert summary["failures"][0]["cell"] == {"part": "null_probe"}
+    assert summary["failures"][0]["cell"] == {"part": "null_probe", "input": "image"}
     assert "image input is not supported" in summary["failures"][0]["reason"]
     judged = {c["id"]: (c["verdict"], c["measured"]) for c in summary["claims"]}
     for claim in offline["claims"]:
@@ -623,19 +624,41 @@ def test_a_failed_offline_cell_still_leaves_every_claim_incomplete_with_a_model(
     assert judged and set(judged) == {INCOMPLETE}
 
 
-def test_a_paper_that_sends_images_runs_without_a_text_only_model_and_says_so(tmp_path):
+def test_a_paper_that_sends_images_runs_its_text_only_variant_and_says_so(tmp_path, monkeypatch):
+    """disco's null probe becomes caption-only for a model that reads text only: no image is
+    sent, the run is a model run, and a line says which variant ran."""
     from icml25.common.llm import Endpoint
     from icml25.common.openai_stub import StubServer
 
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    told = []
+    with StubServer(lambda body: '{"movie_name": "Frozen"}') as server:
+        endpoint = Endpoint(server.url, "text-model", reads_images=False)
+        summary = runner.run(
+            ["disco"], scale="smoke", out=tmp_path, jobs=1, llm=endpoint, on_message=told.append
+        )["disco"]
+    assert server.requests and summary["complete"] and summary["model"] == "text-model"
+    assert "image_url" not in json.dumps(server.requests)
+    assert "coloured squares" in json.dumps(server.requests)
+    assert any("disco sends images" in line and "caption-only" in line for line in told)
+
+
+def test_a_paper_that_sends_images_and_has_no_variant_runs_without_the_model(tmp_path, monkeypatch):
+    import icml25.disco.reproduce as disco
+    from icml25.common.llm import Endpoint
+    from icml25.common.openai_stub import StubServer
+
+    monkeypatch.delattr(disco, "TEXT_ONLY_VARIANT")
     told = []
     with StubServer(lambda body: "never asked") as server:
         endpoint = Endpoint(server.url, "text-model", reads_images=False)
         summary = runner.run(
             ["disco"], scale="smoke", out=tmp_path, jobs=1, llm=endpoint, on_message=told.append
         )["disco"]
-    assert server.requests == [] and summary["complete"]
+    assert server.requests == [] and summary["complete"] and summary["model"] is None
     assert summary["config"]["llm"] is None
     assert any("disco sends images to its model" in line for line in told)
+    assert any(line.endswith("disco runs without the model") for line in told)
 
 
 def test_the_measurements_the_model_made_are_named_in_the_summary(tmp_path, monkeypatch):

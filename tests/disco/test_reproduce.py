@@ -16,9 +16,25 @@ def test_cells_cover_every_model_and_the_probe_only_with_an_endpoint():
     config = disco.SCALES["default"]
     assert [c["model"] for c in disco.cells(config)] == list(config.models)
     with_llm = dataclasses.replace(config, llm=Endpoint("http://127.0.0.1:1/v1", "m"))
-    assert disco.cells(with_llm)[-1] == {"part": "null_probe"}
+    assert disco.cells(with_llm)[-1] == {"part": "null_probe", "input": "image"}
+    text_only = dataclasses.replace(with_llm.llm, reads_images=False)
+    blind = dataclasses.replace(config, llm=text_only)
+    assert disco.cells(blind)[-1] == {"part": "null_probe", "input": "caption"}
     for scale in disco.SCALES.values():
         assert scale.llm is None  # committed scales are offline
+
+
+def test_a_content_free_caption_names_each_blocks_colour_row_by_row():
+    frame = np.zeros((8, 8, 3), dtype=np.uint8)  # 4 x 4 blocks of 2 x 2 pixels
+    frame[:2, :2] = (250, 250, 250)  # top-left white
+    frame[6:, 6:] = (20, 50, 210)  # bottom-right blue
+    caption = disco.describe_blocks(frame)
+    rows = caption.split("the rows are: ")[1].rstrip(".").split("; ")
+    assert rows[0] == "white, black, black, black" and rows[3] == "black, black, black, blue"
+    frames = disco.content_free_frames(2, 64, np.random.default_rng(0))
+    for f in frames:  # 16 names in 4 rows
+        rows = disco.describe_blocks(f).split("the rows are: ")[1].split("; ")
+        assert [row.count(",") for row in rows] == [3, 3, 3, 3]
 
 
 def test_content_free_frames_are_seeded_images():

@@ -88,3 +88,26 @@ def test_reproduction_runs_the_model_path_through_the_runner(tmp_path, monkeypat
     assert summary["llm_usage"]["calls"] == len(server.requests) > 0
     assert m["tasks_vlm_base"] == 1 and 0 <= m["success_vlm_base"] <= 1
     assert "api_key" not in json.dumps(summary).lower()
+
+
+def test_the_language_only_planner_sends_no_image_and_says_it_has_none(tmp_path, monkeypatch):
+    """With a model that reads text only, the model cells run planner ``lm``: the same prompt
+    with the image left out and the system prompt saying so."""
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    smoke = replace(repro.SCALES["smoke"], tasks_per_batch=2, llm_tasks=1)
+    monkeypatch.setitem(repro.SCALES, "smoke", smoke)
+    with StubServer(lambda body: answer([0, 0])) as server:
+        endpoint = Endpoint(server.url, "stub-lm", reads_images=False)
+        summary = runner.run(["embodiedbench"], scale="smoke", out=tmp_path, jobs=1, llm=endpoint)[
+            "embodiedbench"
+        ]
+    m = summary["measurements"]
+    assert summary["complete"] and summary["model"] == "stub-lm"
+    assert m["tasks_lm_base"] == 1 and "tasks_vlm_base" not in m
+    assert "invalid_output_rate_lm_base" in summary["model_measurements"]
+    assert server.requests and all(
+        isinstance(r["messages"][-1]["content"], str) for r in server.requests
+    )
+    system = server.requests[0]["messages"][0]["content"]
+    assert "You get no image" in system
+    assert "what you see in the current image" not in server.requests[0]["messages"][1]["content"]

@@ -48,7 +48,7 @@ def stub(body):
     """A model that writes the generation above, and answers document-only questions only
     when the question names the bridge."""
     text = body["messages"][-1]["content"]
-    if isinstance(text, list):  # the generation request carries an image
+    if isinstance(text, list) or text.startswith("You cannot see"):  # a generation request
         return GENERATION
     if "Golden Gate Bridge?" in text:
         return "international orange"
@@ -85,3 +85,26 @@ def test_the_model_path_runs_end_to_end_through_the_runner(tmp_path, monkeypatch
     assert generation[0]["messages"][-1]["content"][1]["image_url"]["url"].startswith(
         "data:image/png;base64,"
     )
+
+
+def test_the_document_only_variant_sends_descriptions_in_place_of_the_photographs(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setitem(repro.SCALES, "smoke", replace(repro.SCALES["smoke"], n_items=20))
+    with StubServer(stub) as server:
+        endpoint = Endpoint(server.url, "stub-lm", reads_images=False)
+        summary = runner.run(["skvqa"], scale="smoke", out=tmp_path, jobs=1, llm=endpoint)["skvqa"]
+    assert summary["complete"] and summary["model"] == "stub-lm"
+    assert summary["measurements"]["model_generated"] == 8
+    assert all(isinstance(r["messages"][-1]["content"], str) for r in server.requests)
+    prompts = [r["messages"][-1]["content"] for r in server.requests]
+    described = [p for p in prompts if p.startswith("You cannot see the image")]
+    assert len(described) == 2 and any("Chinese temple" in p for p in described)
+
+
+def test_descriptions_must_match_the_images():
+    from icml25.skvqa.pipeline import generate
+
+    with pytest.raises(ValueError, match="descriptions must give one per image: 1 for 2"):
+        generate(None, [None, None], descriptions=["one"])

@@ -101,9 +101,9 @@ CLAIMS = (
     Claim(
         "c2_planar",
         "Better than the stronger baselines on planar graphs: V.U.N. of DeFoG (marginal prior, "
-        "default sampler, 500 steps) minus that of the better of a configuration model on the training "
-        "degree sequences and the same network trained with the uniform prior at equal size "
-        "and steps; the mean over the 100 generated graphs of each of flag(DeFoG) - "
+        "default sampler, 500 steps) minus that of the better of a configuration model on the "
+        "training degree sequences and the same network trained with the uniform prior at "
+        "equal size and steps; the mean over the 100 generated graphs of each of flag(DeFoG) - "
         "flag(baseline), judged on its 95% interval.",
         metric="vun_margin_vs_best_baseline_planar",
         comparison=">",

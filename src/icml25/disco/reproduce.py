@@ -11,7 +11,10 @@ each cell recomputes one model's per-film scores and AUCs with our matching and 
 - ``null_probe`` (only with an endpoint, ``icml25 run disco --llm-base-url ... --llm-model
   ...``): the pipeline on content-free frames (seeded colour blocks), whose answers are matched
   against every film of the benchmark: how often a model's guess counts as naming a film when
-  the frame shows none (a control of the matching, not a claim of the paper).
+  the frame shows none (a control of the matching, not a claim of the paper). With a model
+  whose server says it reads text only, the caption-only variant of the paper: each
+  content-free frame is described in words (its sixteen colour blocks) and asked alone, as the
+  paper's caption-only answers are.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from icml25.disco.titles import match_many
 
 CELL_THREADS = 1
 MODEL_NEEDS_IMAGES = True  # the null probe asks the model about film frames
+TEXT_ONLY_VARIANT = "the caption-only null probe: each content-free frame described in words"
 SCORE_KINDS = ("image", "caption", "floor", "floor_official")
 
 
@@ -59,13 +63,14 @@ SCALES = {
 def cells(config: Config) -> list[dict]:
     out = [{"part": "model", "model": m} for m in config.models]
     if config.llm is not None:
-        out.append({"part": "null_probe"})
+        probe = "caption" if config.llm.reads_images is False else "image"
+        out.append({"part": "null_probe", "input": probe})
     return out
 
 
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
     if cell["part"] == "null_probe":
-        return _null_probe(config, seed)
+        return _null_probe(config, seed, cell["input"])
     release = load_release()
     labels = release.labels(config.cutoff)  # (F,)
     rng = np.random.default_rng(seed)
@@ -104,11 +109,45 @@ def content_free_frames(n: int, size: int, rng: np.random.Generator) -> np.ndarr
     return blocks.repeat(step, axis=1).repeat(step, axis=2)[:, :size, :size]
 
 
-def _null_probe(config: Config, seed: int) -> dict:
+BASIC_COLOURS = {
+    "black": (0, 0, 0),
+    "white": (255, 255, 255),
+    "grey": (128, 128, 128),
+    "red": (200, 30, 30),
+    "green": (30, 160, 50),
+    "blue": (30, 60, 200),
+    "yellow": (230, 220, 40),
+    "orange": (240, 140, 20),
+    "purple": (130, 40, 160),
+    "pink": (240, 150, 190),
+    "brown": (120, 70, 30),
+    "teal": (20, 150, 150),
+}
+
+
+def describe_blocks(frame: np.ndarray) -> str:
+    """A caption of a frame of :func:`content_free_frames` (size, size, 3): its 4 x 4 blocks'
+    colours in words, row by row, each block named by its nearest basic colour."""
+    step = -(-frame.shape[0] // 4)
+    blocks = frame[::step, ::step][:4, :4].reshape(-1, 3).astype(float)  # (16, 3)
+    names = list(BASIC_COLOURS)
+    rgb = np.array(list(BASIC_COLOURS.values()), dtype=float)  # (C, 3)
+    nearest = ((blocks[:, None, :] - rgb[None]) ** 2).sum(-1).argmin(1)  # (16,)
+    rows = [", ".join(names[k] for k in nearest[4 * r : 4 * r + 4]) for r in range(4)]
+    return (
+        "A still that shows no scene, no people and no objects: a grid of four rows of four "
+        "flat coloured squares. From the top, the rows are: " + "; ".join(rows) + "."
+    )
+
+
+def _null_probe(config: Config, seed: int, probe: str) -> dict:
     client = LLMClient.from_endpoint(config.llm)
     rng = np.random.default_rng(seed)
     frames = content_free_frames(config.probe_frames, config.probe_size, rng)
-    answers = ask_titles(client, frames=list(frames))
+    if probe == "caption":
+        answers = ask_titles(client, captions=[describe_blocks(f) for f in frames])
+    else:
+        answers = ask_titles(client, frames=list(frames))
     titles = [title for title, _ in answers]
     release = load_release()
     hits = np.array([match_many(titles, accepted) for accepted in release.accepted])  # (F, n)

@@ -7,7 +7,8 @@ perception-limited heuristic, all labelled "not an LLM". The ``explain`` cells (
 run the heuristic with a tighter step limit or fewer scanning turns on the batch's base and
 long-horizon tasks: the diagnostics of claim (b). With a model endpoint in ``config.llm``
 (``icml25 run embodiedbench --llm-model NAME``), each batch also runs the vision-language
-planner on its first ``llm_tasks`` tasks of every subset.
+planner on its first ``llm_tasks`` tasks of every subset; with a model whose server says it
+reads text only, the language-only planner (planner ``lm``: the same prompt, no image) instead.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from icml25.embodiedbench.vlm import VLMPlanner
 
 CELL_THREADS = 1
 MODEL_NEEDS_IMAGES = True  # the planner sees the rendered scene
+TEXT_ONLY_VARIANT = (
+    "the language-only planner: the same prompt without the image (the no-vision ablation)"
+)
 OFFLINE_PLANNERS = ("oracle", "random", "heuristic")
 
 
@@ -51,7 +55,9 @@ SCALES = {
 
 
 def cells(config: Config) -> list[dict]:
-    planners = OFFLINE_PLANNERS + ("explain",) + (("vlm",) if config.llm is not None else ())
+    planners = OFFLINE_PLANNERS + ("explain",)
+    if config.llm is not None:
+        planners += ("lm",) if config.llm.reads_images is False else ("vlm",)
     return [{"planner": p, "batch": b} for p in planners for b in range(config.batches)]
 
 
@@ -84,7 +90,7 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         planner = HeuristicPlanner()
     else:
         client = LLMClient.from_endpoint(config.llm)
-        planner = VLMPlanner(client, rng)
+        planner = VLMPlanner(client, rng, sees_image=cell["planner"] == "vlm")
     out: dict = {}
     for name, tasks in benchmark(config, cell["batch"]).items():
         if client is not None:

@@ -19,6 +19,7 @@ LABELS = {
     "random": "random",
     "heuristic": "perception-limited heuristic",
     "vlm": "vision-language model",
+    "lm": "language model, no image",
 }
 
 
@@ -45,9 +46,9 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             m[f"success_{planner}_{name}"] = float(success.mean())
             m[f"mean_steps_{planner}_{name}"] = float(np.concatenate(parts["steps"]).mean())
             m[f"tasks_{planner}_{name}"] = float(success.size)
-            if planner == "vlm":
+            if planner in ("vlm", "lm"):
                 calls = np.concatenate(parts["calls"]).sum()
-                m[f"invalid_output_rate_vlm_{name}"] = float(
+                m[f"invalid_output_rate_{planner}_{name}"] = float(
                     np.concatenate(parts["invalid"]).sum() / max(calls, 1)
                 )
     m["oracle_min_success"] = min(rates["oracle"].values())

@@ -8,6 +8,10 @@ and ``executable_plan`` (a list of ``{"action_id", "action_name"}``). Each plann
 request with the history written into it (the official code's default keeps a window of the
 last five messages instead).
 
+Without the image (``sees_image=False``, the planner of the language-only variant, for a
+model that reads text only): the same request with no image and the system prompt saying so,
+the ablation behind the paper's finding that vision matters most for low-level tasks.
+
 An answer that is not that JSON, or names an action id outside the list, is *invalid*: counted,
 recorded, and replaced by one random action, as the official planner does. Parsing is lenient
 in one documented way: a code fence around the JSON, or text before or after it, is ignored.
@@ -30,16 +34,25 @@ actions listed below, each identified by its id:
 Every move is 0.25 m; turns are 90 degrees. You cannot judge the result of your actions until
 all of the actions in your plan have been carried out, so plan a few steps at a time."""
 
+BLIND = """You get no image: the instruction and the feedback on your actions are all you have."""
+
 ANSWER = """Answer with one JSON object and nothing else, with these fields:
-"visual_state_description": what you see in the current image,
+"visual_state_description": STATE,
 "reasoning_and_reflection": what the history and feedback tell you, and why earlier actions did
 or did not bring you closer,
 "language_plan": the next steps in words, numbered,
 "executable_plan": a list of {"action_id": <int>, "action_name": <str>} to carry out now."""
 
 
-def prompt(instruction: str, actions, history: list[tuple[int, str]]) -> list[dict]:
-    """The chat messages of one planning step (the image is attached by the client)."""
+SEEN = "what you see in the current image"
+UNSEEN = "what the instruction and the feedback tell you of where you are"
+
+
+def prompt(
+    instruction: str, actions, history: list[tuple[int, str]], sees_image: bool = True
+) -> list[dict]:
+    """The chat messages of one planning step (the image, where there is one, is attached by
+    the client)."""
     listing = "\n".join(f"  {i}: {name}" for i, name in enumerate(actions))
     lines = [f"The user's instruction: {instruction}"]
     if history:
@@ -49,9 +62,10 @@ def prompt(instruction: str, actions, history: list[tuple[int, str]]) -> list[di
             lines.append(f"  step {k}: action {action} ({actions[action]}). {feedback}")
     else:
         lines.append("This is the first step: nothing has been done yet.")
-    lines.append(ANSWER)
+    lines.append(ANSWER.replace("STATE", SEEN if sees_image else UNSEEN, 1))
+    system = SYSTEM.format(actions=listing) + ("" if sees_image else "\n" + BLIND)
     return [
-        {"role": "system", "content": SYSTEM.format(actions=listing)},
+        {"role": "system", "content": system},
         {"role": "user", "content": "\n".join(lines)},
     ]
 
@@ -75,9 +89,8 @@ def parse_plan(text: str, n_actions: int) -> tuple[list[int], dict] | None:
 
 
 class VLMPlanner:
-    """Plans by asking a vision-language model through ``client`` (see the module doc)."""
-
-    label = "vision-language model"
+    """Plans by asking a vision-language model through ``client`` (see the module doc);
+    ``sees_image=False``: the language-only planner, which sends no image."""
 
     def __init__(
         self,
@@ -86,17 +99,23 @@ class VLMPlanner:
         *,
         temperature: float = 0.0,
         max_tokens: int = 1024,
+        sees_image: bool = True,
     ) -> None:
         self.client, self.rng = client, rng
         self.temperature, self.max_tokens = temperature, max_tokens
+        self.sees_image = sees_image
+        self.label = "vision-language model" if sees_image else "language model, no image"
 
     def reset(self, instruction: str, actions) -> None:
         self.instruction, self.actions = instruction, list(actions)
 
     def plan(self, image: np.ndarray, history: list[tuple[int, str]]) -> Plan:
-        messages = prompt(self.instruction, self.actions, history)
+        messages = prompt(self.instruction, self.actions, history, self.sees_image)
         reply = self.client.chat(
-            messages, images=[image], temperature=self.temperature, max_tokens=self.max_tokens
+            messages,
+            images=[image] if self.sees_image else None,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
         )
         parsed = parse_plan(reply.text, len(self.actions))
         if parsed is None:

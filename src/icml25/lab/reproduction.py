@@ -28,7 +28,11 @@ and may define
     products run slower on more threads; the runner applies it, in workers and in-process;
 ``MODEL_NEEDS_IMAGES``
     ``True`` for a paper whose model cells send images: given a model whose server says it
-    reads text only, the runner runs the paper without the model and says so in one line.
+    reads text only, the runner runs the paper without the model and says so in one line;
+``TEXT_ONLY_VARIANT``
+    for such a paper, a sentence saying what its model cells do instead with a model that
+    reads text only (``config.llm.reads_images is False``; the paper's own text-only
+    ablation where it has one): the runner then runs that variant, and says so in one line.
 
 ``icml25.<slug>.summary``, the reduce side, may import ``reproduce`` (never the reverse) and
 defines
@@ -97,6 +101,7 @@ class Reproduction:
     run_cell: Callable[[Any, dict, int], dict]
     summarize: Callable[[Any, list[tuple[dict, dict]]], Summary]
     model_needs_images: bool = False
+    text_only_variant: str | None = None
 
     def config(self, scale: str) -> Any:
         if scale not in self.scales:
@@ -203,7 +208,15 @@ def from_module(
         run_cell=module.run_cell,
         summarize=reduce.summarize,
         model_needs_images=bool(getattr(module, "MODEL_NEEDS_IMAGES", False)),
+        text_only_variant=_text_only_variant(module),
     )
+
+
+def _text_only_variant(module: Any) -> str | None:
+    variant = getattr(module, "TEXT_ONLY_VARIANT", None)
+    if variant is not None and not (isinstance(variant, str) and variant.strip()):
+        raise TypeError(f"{module.__name__}.TEXT_ONLY_VARIANT must be a sentence, got {variant!r}")
+    return variant
 
 
 def cell_key(cell: Mapping[str, Any]) -> str:

@@ -182,12 +182,18 @@ def _prepare(
         config = repro.config(scale)
         model_cells: frozenset[int] = frozenset()
         tag = model_tag_of(repro, scale, llm)
-        if llm is not None and tag is None and uses_llm(config):
+        text_only = llm is not None and llm.reads_images is False and repro.model_needs_images
+        if text_only and uses_llm(config):
+            instead = (
+                f"it runs its text-only variant: {repro.text_only_variant}"
+                if tag is not None
+                else f"{slug} runs without the model"
+            )
             tell(
                 f"{slug} sends images to its model, and the server at {llm.base_url} says "
-                f"{llm.model} reads text only: {slug} runs without the model"
+                f"{llm.model} reads text only: {instead}"
             )
-        elif llm is not None and uses_llm(config):
+        if tag is not None:
             offline = {cell_key(c) for c in repro.cells(config)}
             config = replace(config, llm=llm)
             model_cells = frozenset(
@@ -242,10 +248,11 @@ def uses_llm(config: Any) -> bool:
 def model_tag_of(repro: Reproduction, scale: str, llm: Endpoint | None) -> str | None:
     """The model tag of a paper's run folder with ``llm`` (:func:`icml25.lab.store.model_tag`),
     or None where the paper runs without it: no endpoint, a config without ``llm``, or a paper
-    that sends images (``MODEL_NEEDS_IMAGES``) to a model whose server says it reads text only."""
+    that sends images (``MODEL_NEEDS_IMAGES``) to a model whose server says it reads text only
+    and has no ``TEXT_ONLY_VARIANT``."""
     if llm is None or not uses_llm(repro.config(scale)):
         return None
-    if llm.reads_images is False and repro.model_needs_images:
+    if llm.reads_images is False and repro.model_needs_images and not repro.text_only_variant:
         return None
     return store.model_tag(llm.model)
 

@@ -5,6 +5,9 @@ image but does not describe it, and for question-answer pairs that need both the
 document (Sec. 3.1 of the paper; the prompt is our own words). The answers are parsed from JSON;
 an unusable answer is counted and skipped, never a crash. :func:`apply_filters` then keeps the
 pairs that pass the three filters of :mod:`icml25.skvqa.filters`.
+
+For a model that reads text only, ``descriptions`` stand in for the images (the document-only
+variant): the request gives a written description of the image in its place, and asks the same.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ is in the image without naming it (for example "this building"), and ask for a f
 document states. Answers are a few words copied from the document.
 Reply with one JSON object and nothing else:
 {{"context": "<the document>", "qa": [{{"question": "<question>", "answer": "<answer>"}}]}}"""
+DESCRIBED = """You cannot see the image; here is a description of it in its place.
+Image: {description}
+"""
 
 
 def parse_generation(text: str) -> tuple[str, list[tuple[str, str]]] | None:
@@ -51,10 +57,19 @@ def parse_generation(text: str) -> tuple[str, list[tuple[str, str]]] | None:
 
 
 def generate(
-    client: LLMClient, images: Sequence[np.ndarray], n_pairs: int = 5, names: Sequence[str] = ()
+    client: LLMClient,
+    images: Sequence[np.ndarray],
+    n_pairs: int = 5,
+    names: Sequence[str] = (),
+    descriptions: Sequence[str] | None = None,
 ) -> tuple[list[Item], int]:
-    """Items from a model, one request per image; also the number of unusable replies."""
+    """Items from a model, one request per image; also the number of unusable replies. With
+    ``descriptions`` (one per image), each is sent in place of its image."""
     names = list(names) or [f"image {i}" for i in range(len(images))]
+    if descriptions is not None and len(descriptions) != len(images):
+        raise ValueError(
+            f"descriptions must give one per image: {len(descriptions)} for {len(images)} images"
+        )
     requests = [
         {
             "messages": [{"role": "user", "content": PROMPT.format(n=n_pairs)}],
@@ -62,7 +77,19 @@ def generate(
             "temperature": 0.7,
             "max_tokens": 1200,
         }
-        for image in images
+        if descriptions is None
+        else {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": DESCRIBED.format(description=descriptions[i])
+                    + PROMPT.format(n=n_pairs),
+                }
+            ],
+            "temperature": 0.7,
+            "max_tokens": 1200,
+        }
+        for i, image in enumerate(images)
     ]
     items, unusable = [], 0
     for name, reply in zip(names, client.chat_many(requests), strict=True):

@@ -10,7 +10,8 @@ Cells:
   filters: what each removed, and the statistics before and after;
 - ``model`` (only with ``config.llm``): the model generates documents and pairs for the two
   photographs bundled with scikit-learn, and the filters run with the model judging whether
-  each question can be answered without the image.
+  each question can be answered without the image; with a model whose server says it reads
+  text only, the document-only variant: a written description of each photograph in its place.
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ from icml25.skvqa.stats import STATISTICS
 
 CELL_THREADS = 1
 MODEL_NEEDS_IMAGES = True  # the model writes documents and questions about photographs
+TEXT_ONLY_VARIANT = "the document-only pipeline: a written description in place of each photograph"
+# what the two photographs bundled with scikit-learn show, for a model that reads text only
+PHOTO_DESCRIPTIONS = {
+    "china.jpg": "a photograph of a traditional Chinese temple, a hall with curved, glazed tile "
+    "roofs and red columns, among trees under a blue sky",
+    "flower.jpg": "a close-up photograph of a single flower with many pink petals around a "
+    "yellow centre, against dark green leaves",
+}
 
 
 @dataclass(frozen=True)
@@ -47,9 +56,11 @@ SCALES = {
 
 
 def cells(config: Config) -> list[dict]:
-    parts = ["filters", "statistics", "pipeline", "explain"]
-    parts += ["model"] if config.llm is not None else []
-    return [{"part": p} for p in parts]
+    out = [{"part": p} for p in ("filters", "statistics", "pipeline", "explain")]
+    if config.llm is not None:
+        shown = "description" if config.llm.reads_images is False else "image"
+        out.append({"part": "model", "input": shown})
+    return out
 
 
 def _filter_decisions(split: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -108,10 +119,10 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     from sklearn.datasets import load_sample_images
 
     photos = load_sample_images()
+    names = [f.split("/")[-1] for f in photos.filenames]
     client = LLMClient.from_endpoint(config.llm)
-    items, unusable = generate(
-        client, photos.images, config.llm_pairs, [f.split("/")[-1] for f in photos.filenames]
-    )
+    described = [PHOTO_DESCRIPTIONS[n] for n in names] if cell["input"] == "description" else None
+    items, unusable = generate(client, photos.images, config.llm_pairs, names, described)
     result = apply_filters(items, client)
     return {
         "generated": len(items),
