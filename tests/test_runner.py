@@ -714,3 +714,12 @@ def test_a_cell_file_holding_another_cells_record_is_recomputed_and_named(tmp_pa
     assert again["cells"]["computed"] == 1
     assert any(str(victim) in line and "another cell" in line for line in told)
     assert again["measurements"] == first["measurements"]
+
+
+def test_a_cell_that_names_another_under_seed_as_gets_its_seed():
+    defence = {"part": "defense", "defense": "quantised", "replicate": 0}
+    model = {**defence, "part": "llm", "seed_as": defence}
+    assert cell_seed(3, "p", model) == cell_seed(3, "p", defence)
+    assert cell_seed(3, "p", {**model, "seed_as": {**defence, "replicate": 1}}) != cell_seed(
+        3, "p", defence
+    )

@@ -103,7 +103,11 @@ def test_llm_agent_runs_a_cell_end_to_end_against_the_stub(tmp_path, monkeypatch
             llm_max_steps=None,  # the scripted conversation takes 6 steps, past smoke's budget
             plan=(("quantised", ("pgd",)),),
         )
-        out = repro.run_cell(config, {"part": "defense", "defense": "quantised", "replicate": 0}, 1)
+        offline = {"part": "defense", "defense": "quantised", "replicate": 0}
+        cell = {**offline, "part": "llm", "seed_as": offline}
+        assert cell in repro.cells(config) and offline in repro.cells(config)
+        out = repro.run_cell(config, cell, 1)
+        assert set(out["results"]) == {"llm"}  # the scripted attackers run in the defence cell
         llm = out["results"]["llm"]
         assert [r["tool"] for r in llm["transcript"]] == [
             "read_file",
@@ -117,7 +121,8 @@ def test_llm_agent_runs_a_cell_end_to_end_against_the_stub(tmp_path, monkeypatch
         assert llm["stop_reason"] == "broken"  # BPDA, written by the "model", breaks quantisation
         assert out["llm_usage"]["calls"] == len(server.requests) == 6
         assert "Evaluate the robustness" in server.requests[0]["messages"][1]["content"]
-        summary = reduce.summarize(config, [({"part": "defense", "defense": "quantised"}, out)])
+        assert llm["context"] == {"fitted_requests": 0, "most_turns_left_out": 0}  # none known
+        summary = reduce.summarize(config, [(cell, out)])
         assert "ratio_quantised_llm_mean" in summary.measurements
 
 
@@ -146,3 +151,33 @@ def test_a_model_error_ends_the_task_and_keeps_the_transcript(tmp_path, setup, m
     assert "400" in result.transcript[-1]["result"]
     assert result.evaluation is not None and not result.evaluation.valid  # no adv.npy yet
     assert result.to_dict()["stop_reason"] == "model error"
+
+
+class _Client:
+    """What LLMAttacker reads of a client to fit its requests."""
+
+    def __init__(self, context_tokens):
+        self.context_tokens = context_tokens
+
+
+def test_the_llm_agent_fits_its_history_to_the_servers_context():
+    """A long tool result keeps its beginning and end; the oldest turns are left out, and the
+    task says how many, until the request leaves ``max_tokens`` for the reply."""
+    from icml25.autoadvexbench import llm_agent
+
+    transcript = [{"tool": "read_file", "result": f"line {i}\n" * 2000} for i in range(6)]
+    replies = [f'reply {i} {{"tool": "read_file", "args": {{"path": "x"}}}}' for i in range(6)]
+    unbounded = LLMAttacker(_Client(None), "the task", max_tokens=512)
+    unbounded.replies = list(replies)
+    assert len(unbounded.messages(transcript)) == 2 + 2 * 6  # nothing is cut without a context
+    agent = LLMAttacker(_Client(4096), "the task", max_tokens=512)
+    agent.replies = list(replies)
+    messages = agent.messages(transcript)
+    size = sum(llm_agent._tokens(m["content"]) + llm_agent.MESSAGE_TOKENS for m in messages)
+    assert size <= 4096 - 512
+    kept = (len(messages) - 2) // 2
+    assert 1 <= kept < 6 and messages[-1]["content"].startswith("Result of read_file:\nline 5")
+    assert f"The first {6 - kept} turns are left out" in messages[1]["content"]
+    assert "characters left out" in messages[-1]["content"]
+    assert messages[-1]["content"].endswith("line 5\n")
+    assert agent.fitted == 1 and agent.left_out == 6 - kept

@@ -415,7 +415,9 @@ def test_preflight_shares_the_slots_a_llama_cpp_server_reports_among_the_workers
     class Props(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802
             data = json.dumps(
-                {"total_slots": 4} if self.path == "/props" else {"data": [{"id": "m"}]}
+                {"total_slots": 4, "default_generation_settings": {"n_ctx": 2048}}
+                if self.path == "/props"
+                else {"data": [{"id": "m"}]}
             ).encode()
             self.send_response(200)
             self.send_header("content-length", str(len(data)))
@@ -433,12 +435,16 @@ def test_preflight_shares_the_slots_a_llama_cpp_server_reports_among_the_workers
         assert preflight(Endpoint(url, "m"), workers=2).concurrency == 2
         assert preflight(Endpoint(url, "m"), workers=8).concurrency == 1
         assert preflight(Endpoint(url, "m", concurrency=3), workers=2).concurrency == 3
+        assert preflight(Endpoint(url, "m")).context_tokens == 2048  # a slot's context
+        assert preflight(Endpoint(url, "m", context_tokens=512)).context_tokens == 512
     finally:
         httpd.shutdown()
         httpd.server_close()
     client = LLMClient.from_endpoint(Endpoint(url, "m", concurrency=2), cache_dir=None)
     assert client.max_concurrency == 2
+    assert LLMClient.from_endpoint(Endpoint(url, "m", context_tokens=99)).context_tokens == 99
     with StubServer(lambda body: "ok", models=["m"]) as server:  # no /props: as named
-        assert preflight(Endpoint(server.url, "m")).concurrency is None
+        checked = preflight(Endpoint(server.url, "m"))
+        assert checked.concurrency is None and checked.context_tokens is None
     with pytest.raises(LLMConfigError, match="--llm-concurrency"):
         Endpoint(url, "m", concurrency=0)

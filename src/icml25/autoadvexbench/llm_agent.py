@@ -5,12 +5,21 @@ The official agent uses the providers' native tool calling; an OpenAI-compatible
 not always offer it, so here the model answers each turn with one JSON object
 ``{"tool": NAME, "args": {...}}`` (prose around it is ignored), and the harness answers with
 the tool's result as the next user message. The prompt is ours.
+
+Where the client knows its server's context (``LLMClient.context_tokens``: llama.cpp's slot),
+each request is fitted to it, leaving ``max_tokens`` for the reply: a tool result or a reply
+longer than a quarter of the room keeps its beginning and end, then the oldest turns are left
+out, and the task says how many, until the estimate (2.5 characters a token, cautious for code)
+fits. The official agent sends the whole history to models of 128k tokens and more.
 """
 
 from __future__ import annotations
 
 from icml25.autoadvexbench.agent import TOOLS, ToolCall
 from icml25.common.json_reply import json_objects
+
+CHARS_PER_TOKEN = 2.5  # cautious for code (SmolLM2's tokenizer: about 3 for Python)
+MESSAGE_TOKENS = 8  # the chat template's own tokens around each message
 
 SYSTEM_PROMPT = (
     "You are a security researcher testing whether a defence against adversarial examples "
@@ -40,18 +49,40 @@ class LLMAttacker:
         self.client, self.task = client, task
         self.max_tokens, self.seed = max_tokens, seed
         self.replies: list[str] = []
+        self.fitted = 0  # requests cut to fit the context
+        self.left_out = 0  # the most turns left out of one request
 
     def messages(self, transcript: list[dict]) -> list[dict]:
-        out = [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": self.task},
+        turns = [
+            (reply, f"Result of {record['tool']}:\n{record['result']}")
+            for reply, record in zip(self.replies, transcript, strict=False)
         ]
-        for reply, record in zip(self.replies, transcript, strict=False):
-            out.append({"role": "assistant", "content": reply})
-            out.append(
-                {"role": "user", "content": f"Result of {record['tool']}:\n{record['result']}"}
-            )
+        context = getattr(self.client, "context_tokens", None)
+        if context is not None:
+            turns, task = self._fit(turns, context - self.max_tokens)
+        else:
+            task = self.task
+        out = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task}]
+        for reply, result in turns:
+            out += [{"role": "assistant", "content": reply}, {"role": "user", "content": result}]
         return out
+
+    def _fit(self, turns: list[tuple[str, str]], room: int) -> tuple[list[tuple[str, str]], str]:
+        """The turns and the task text cut to about ``room`` tokens (see the module doc)."""
+        longest = max(200, int(room * CHARS_PER_TOKEN / 4))
+        cut = [(_middle_out(a, longest), _middle_out(b, longest)) for a, b in turns]
+        fixed = _tokens(SYSTEM_PROMPT) + _tokens(self.task) + 2 * MESSAGE_TOKENS
+        sizes = [_tokens(a) + _tokens(b) + 2 * MESSAGE_TOKENS for a, b in cut]
+        drop = 0
+        while drop < len(cut) - 1 and fixed + sum(sizes[drop:]) > room:
+            drop += 1
+        task = self.task
+        if drop:
+            task += f"\n\n[The first {drop} turns are left out to fit the model's context.]"
+        if drop or cut != turns:
+            self.fitted += 1
+            self.left_out = max(self.left_out, drop)
+        return cut[drop:], task
 
     def __call__(self, transcript: list[dict]) -> ToolCall:
         reply = self.client.chat(
@@ -62,6 +93,19 @@ class LLMAttacker:
         )
         self.replies.append(reply.text)
         return parse_tool_call(reply.text)
+
+
+def _tokens(text: str) -> int:
+    return int(len(text) / CHARS_PER_TOKEN) + 1
+
+
+def _middle_out(text: str, limit: int) -> str:
+    """``text`` if at most ``limit`` characters, else its first two thirds and last third of
+    that, with the number of characters left out between them."""
+    if len(text) <= limit:
+        return text
+    head, tail = (2 * limit) // 3, limit // 3
+    return f"{text[:head]}\n[... {len(text) - head - tail} characters left out ...]\n{text[-tail:]}"
 
 
 def parse_tool_call(text: str) -> ToolCall:

@@ -5,12 +5,14 @@ Cells:
 - ``defense``: one defence trained on one replicate's split (the cell's seed draws the split,
   the weights and the attacks' random starts); each scripted attacker of the plan runs through
   the agent loop in its own sandboxed folder (read the task and the source, write the attack,
-  run it in the sandbox, finish), and the evaluator scores its ``adv.npy``. With an endpoint in
-  ``Config.llm`` the LLM agent runs the same task after them. Diagnostics of the gradients
-  (for a1-a4's explanation): the fraction of exactly-zero input gradients, and for a randomised
-  defence the cosine between one draw's input gradient and the mean over 64 draws;
+  run it in the sandbox, finish), and the evaluator scores its ``adv.npy``. Diagnostics of the
+  gradients (for a1-a4's explanation): the fraction of exactly-zero input gradients, and for a
+  randomised defence the cosine between one draw's input gradient and the mean over 64 draws;
 - ``sandbox``: a probe agent tries every escape of ``agent.ESCAPES`` (claims c), and the file,
-  socket and process escapes are run once more without the guard (control).
+  socket and process escapes are run once more without the guard (control);
+- ``llm`` (only with an endpoint in ``Config.llm``): one per defence cell, with its seed
+  (``seed_as``), so the same split and the same trained defence: the LLM agent attacks it
+  through the same loop and sandbox, its whole transcript kept.
 """
 
 from __future__ import annotations
@@ -119,6 +121,9 @@ def cells(config: Config) -> list[dict]:
         for r in range(config.replicates)
         for d, _ in config.plan
     ]
+    if config.llm is not None:
+        same = [{**c, "part": "llm", "seed_as": c} for c in out]  # the defence cell's seed
+        out += same
     return out + [{"part": "sandbox"}]
 
 
@@ -130,20 +135,18 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     attacks = dict(config.plan)[kind]
     x_train, y_train, x, y = digits_split(seed, config.n_test)
     defense = train_defense(kind, x_train, y_train, config.train, seed)
-    results, client = {}, None
+    results = {}
     with tempfile.TemporaryDirectory(prefix="autoadvexbench-") as root:
-        for i, attack in enumerate(attacks):
-            policy = ScriptedAttacker(attack, config.eps, config.attack_steps, seed=seed + i)
-            results[attack] = _run_task(config, Path(root, attack), defense, x, y, policy, seed)
-        if config.llm is not None:
+        if cell["part"] == "llm":
             from icml25.common.llm import LLMClient
 
             client = LLMClient.from_endpoint(config.llm)
-            results["llm"] = _run_llm_task(config, Path(root, "llm"), defense, x, y, client, seed)
-    out = {"results": results, "diagnostics": _gradient_diagnostics(defense, x, y, seed)}
-    if client is not None:
-        out["llm_usage"] = client.usage()
-    return out
+            llm = _run_llm_task(config, Path(root, "llm"), defense, x, y, client, seed)
+            return {"results": {"llm": llm}, "llm_usage": client.usage()}
+        for i, attack in enumerate(attacks):
+            policy = ScriptedAttacker(attack, config.eps, config.attack_steps, seed=seed + i)
+            results[attack] = _run_task(config, Path(root, attack), defense, x, y, policy, seed)
+    return {"results": results, "diagnostics": _gradient_diagnostics(defense, x, y, seed)}
 
 
 def _run_task(
@@ -171,9 +174,11 @@ def _run_llm_task(config, folder, defense, x, y, client, seed) -> dict:
         client, task_text(defense.kind, config.eps), max_tokens=config.llm_max_tokens, seed=seed
     )
     steps = config.llm_max_steps
-    return _run_task(
+    out = _run_task(
         config, folder, defense, x, y, policy, seed, actor=f"llm:{client.model}", max_steps=steps
     )
+    out["context"] = {"fitted_requests": policy.fitted, "most_turns_left_out": policy.left_out}
+    return out
 
 
 def _gradient_diagnostics(defense, x, y, seed: int, draws: int = 64) -> dict:

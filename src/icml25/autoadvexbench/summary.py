@@ -23,7 +23,8 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         if cell["part"] == "sandbox":
             sandbox = out
             continue
-        diagnostics.setdefault(cell["defense"], []).append(out["diagnostics"])
+        if cell["part"] == "defense":
+            diagnostics.setdefault(cell["defense"], []).append(out["diagnostics"])
         for attack, res in out["results"].items():
             table.setdefault((cell["defense"], attack), []).append(res)
     for (defense, attack), runs in sorted(table.items()):

@@ -101,7 +101,10 @@ class Endpoint:
     ``reads_images``: whether the model takes images, where the server says (:func:`preflight`);
     ``None`` where unknown. ``concurrency``: requests one client keeps in flight (default 4;
     :func:`preflight` sets it from the slots a llama.cpp server reports, so requests do not
-    wait in its queue while their timeout runs)."""
+    wait in its queue while their timeout runs). ``context_tokens``: the tokens one request
+    may hold, prompt and reply together, where known (:func:`preflight` reads llama.cpp's
+    ``/props``; the embedded server gives its slot's context), so that a caller with a long
+    history can fit it (the attack agent of autoadvexbench)."""
 
     base_url: str
     model: str
@@ -111,6 +114,7 @@ class Endpoint:
     send_key: bool = True
     reads_images: bool | None = None
     concurrency: int | None = None
+    context_tokens: int | None = None
 
     def __post_init__(self) -> None:
         url = self.base_url
@@ -147,6 +151,14 @@ class Endpoint:
             raise LLMConfigError(
                 f"concurrency (--llm-concurrency) must be an integer >= 1, got {self.concurrency!r}"
             )
+        if self.context_tokens is not None and (
+            isinstance(self.context_tokens, bool)
+            or not isinstance(self.context_tokens, int)
+            or self.context_tokens < 1
+        ):
+            raise LLMConfigError(
+                f"context_tokens must be an integer >= 1 or None, got {self.context_tokens!r}"
+            )
         if self.reads_images is not None and not isinstance(self.reads_images, bool):
             raise LLMConfigError(
                 f"reads_images must be True, False or None, got {self.reads_images!r}"
@@ -159,8 +171,10 @@ class Endpoint:
         return f"{HTTP_LABEL}:{where}"
 
     def __fingerprint__(self) -> dict:
-        """The fields that decide what the model answers (for cell fingerprints)."""
-        return {"identity": self.identity(), "model": self.model}
+        """The fields that decide what the model answers (for cell fingerprints); the context,
+        where known, decides how much of a long history a caller sends."""
+        context = {} if self.context_tokens is None else {"context_tokens": self.context_tokens}
+        return {"identity": self.identity(), "model": self.model, **context}
 
 
 def endpoint_from_env(
@@ -198,9 +212,11 @@ def preflight(
     tells apart two models served under one name, and with ``reads_images`` where the entry of
     the model says whether it takes images. Where ``concurrency`` is not set and the server
     reports its slots (llama.cpp's ``GET /props``, ``total_slots``), it becomes the slots shared
-    by ``workers`` processes (at least 1 each). A server that does not answer, refuses the key,
-    or answers with something else raises :class:`LLMConfigError` with one line naming the URL,
-    instead of every request retrying for minutes."""
+    by ``workers`` processes (at least 1 each); where ``context_tokens`` is not set and the
+    server reports a slot's context (``default_generation_settings.n_ctx``), it is that. A
+    server that does not answer, refuses the key, or answers with something else raises
+    :class:`LLMConfigError` with one line naming the URL, instead of every request retrying
+    for minutes."""
     import httpx
 
     key = (api_key if api_key is not None else os.environ.get(ENV_API_KEY)) or ""
@@ -221,10 +237,12 @@ def preflight(
     checked = endpoint
     if response.status_code != 404:  # a server without the route still serves chats
         checked = _with_model_entry(endpoint, response, url, key)
-    if checked.concurrency is None:
-        slots = _server_slots(endpoint.base_url, headers, timeout_s)
-        if slots is not None:
+    if checked.concurrency is None or checked.context_tokens is None:
+        slots, context = _server_props(endpoint.base_url, headers, timeout_s)
+        if checked.concurrency is None and slots is not None:
             checked = replace(checked, concurrency=max(1, slots // max(1, workers)))
+        if checked.context_tokens is None and context is not None:
+            checked = replace(checked, context_tokens=context)
     return checked
 
 
@@ -248,17 +266,25 @@ def _with_model_entry(endpoint: Endpoint, response, url: str, key: str) -> Endpo
     return replace(endpoint, served=served, reads_images=_reads_images(entry))
 
 
-def _server_slots(base_url: str, headers: dict, timeout_s: float) -> int | None:
-    """The requests a llama.cpp server decodes at once (``/props``), or None where unknown."""
+def _server_props(base_url: str, headers: dict, timeout_s: float) -> tuple[int | None, int | None]:
+    """The requests a llama.cpp server decodes at once and the context of one (``/props``:
+    ``total_slots``, ``default_generation_settings.n_ctx``), each None where unknown."""
     import httpx
 
     root = base_url.removesuffix("/v1")
     try:
         response = httpx.get(f"{root}/props", headers=headers, timeout=timeout_s)
-        slots = response.json().get("total_slots") if response.status_code == 200 else None
+        props = response.json() if response.status_code == 200 else {}
+        slots = props.get("total_slots")
+        settings = props.get("default_generation_settings")
+        context = settings.get("n_ctx") if isinstance(settings, Mapping) else None
     except (httpx.HTTPError, ValueError, AttributeError):
-        return None
-    return slots if isinstance(slots, int) and not isinstance(slots, bool) and slots > 0 else None
+        return None, None
+    return _positive(slots), _positive(context)
+
+
+def _positive(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _reads_images(entry: Mapping) -> bool | None:
@@ -411,6 +437,8 @@ class LLMClient:
         (with jitter, at most ``max_backoff_s``) before attempt ``k + 1``, unless the server
         says ``Retry-After``.
     prices : US dollars per million (prompt, completion) tokens, for :meth:`usage`.
+    context_tokens : the tokens one request may hold, prompt and reply, where known (from the
+        endpoint), for callers that fit a long history; None where unknown.
     """
 
     def __init__(
@@ -423,6 +451,7 @@ class LLMClient:
         backoff_s: float = 1.0,
         max_backoff_s: float = 60.0,
         prices: tuple[float | None, float | None] = (None, None),
+        context_tokens: int | None = None,
     ) -> None:
         if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int):
             raise ValueError(f"max_concurrency must be an integer >= 1, got {max_concurrency!r}")
@@ -436,7 +465,7 @@ class LLMClient:
         self.cache_dir = None if cache_dir is None else Path(cache_dir)
         self.max_concurrency, self.max_retries = max_concurrency, max_retries
         self.backoff_s, self.max_backoff_s = float(backoff_s), float(max_backoff_s)
-        self.prices = prices
+        self.prices, self.context_tokens = prices, context_tokens
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._lock = threading.Lock()
         self._jitter = random.Random(0)
@@ -469,6 +498,7 @@ class LLMClient:
         prices = (endpoint.price_in_per_mtok, endpoint.price_out_per_mtok)
         if endpoint.concurrency is not None:
             options.setdefault("max_concurrency", endpoint.concurrency)
+        options.setdefault("context_tokens", endpoint.context_tokens)
         return cls(backend, cache_dir=cache_dir or None, prices=prices, **options)
 
     @classmethod

@@ -167,7 +167,11 @@ class LocalServer:
         if self.url is None:
             raise RuntimeError("the local server is not running: call start() first")
         return Endpoint(
-            f"{self.url}/v1", f"{LOCAL}:{self.model.name}", served=self.served, send_key=False
+            f"{self.url}/v1",
+            f"{LOCAL}:{self.model.name}",
+            served=self.served,
+            send_key=False,
+            context_tokens=self.context_per_slot,
         )
 
     @staticmethod

@@ -483,7 +483,10 @@ def _strip_docstrings(tree: ast.AST) -> None:
 def cell_seed(master_seed: int, slug: str, cell: Mapping[str, Any]) -> int:
     """The seed of one cell, derived from (master seed, paper, cell) by hashing.
 
-    It does not depend on the order of the cells nor on which worker runs them.
+    It does not depend on the order of the cells nor on which worker runs them. A cell that
+    names another under ``seed_as`` gets that cell's seed: a model cell that works on what an
+    offline cell draws and trains (the same split, the same weights).
     """
+    cell = cell.get("seed_as", cell)
     text = f"{master_seed}|{slug}|{cell_key(cell)}"
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
