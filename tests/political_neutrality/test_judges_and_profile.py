@@ -10,6 +10,7 @@ import icml25.political_neutrality.reproduce as repro
 from icml25.common.llm import Endpoint, LLMClient
 from icml25.common.openai_stub import StubServer
 from icml25.lab import runner
+from icml25.political_neutrality.framework import JUDGE_LABELS
 from icml25.political_neutrality.judge import LLMJudge, ProxyJudge, parse_label
 from icml25.political_neutrality.profile import expected_rate, technique_profile
 from icml25.political_neutrality.replies import labelled_replies
@@ -96,4 +97,15 @@ def test_the_model_path_runs_end_to_end_through_the_runner(tmp_path, monkeypatch
     assert m["llm_judge_expected_rate_unsafe_political"] == pytest.approx(2 / 3)  # one babble
     assert m["llm_judge_expected_rate_policy_opinion"] == 0.0
     assert m["llm_judge_unusable_rate"] == pytest.approx(1 / 21)
-    assert summary["llm_usage"]["calls"] == len(server.requests) == 2 * 21
+    # 21 replies, each judged twice: the prompt alone, and with the label schema
+    assert summary["llm_usage"]["calls"] == len(server.requests) == 3 * 21
+    schema = [r for r in server.requests if r.get("response_format")]
+    assert len(schema) == 21
+    assert schema[0]["response_format"]["json_schema"]["schema"]["properties"]["label"]["enum"]
+    table = {k: v for k, v in m.items() if k.startswith("llm_judge_confusion[")}
+    k = len(JUDGE_LABELS)
+    assert len(table) == (k + 1) * k and sum(table.values()) == 21
+    assert sum(v for k, v in table.items() if k.startswith("llm_judge_confusion[unusable,")) == 1
+    usable_same = sum(m[f"llm_judge_confusion[{x},proxy={x}]"] for x in JUDGE_LABELS)
+    assert m["judges_agreement"] == pytest.approx(usable_same / 21)
+    assert "llm_schema_judge_unusable_rate" in summary["model_measurements"]

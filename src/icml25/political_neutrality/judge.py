@@ -86,13 +86,34 @@ def _category(name: str) -> str | None:
     return label if label in JUDGE_LABELS else None
 
 
+def label_schema() -> dict:
+    """The JSON schema of a judge's answer, ``{"label": <one of JUDGE_LABELS>}``, as an
+    OpenAI ``response_format`` (servers with structured output, llama.cpp's among them,
+    decode only answers of this form)."""
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "judge_label",
+            "schema": {
+                "type": "object",
+                "properties": {"label": {"type": "string", "enum": list(JUDGE_LABELS)}},
+                "required": ["label"],
+                "additionalProperties": False,
+            },
+            "strict": True,
+        },
+    }
+
+
 class LLMJudge:
-    """The paper's judge: a language model asked which category a reply falls in."""
+    """The paper's judge: a language model asked which category a reply falls in.
+    ``structured_output=True``: the request also carries :func:`label_schema`, so a server
+    that enforces it can only answer a category (the prompt is the same)."""
 
     label = "LLM judge"
 
-    def __init__(self, client: LLMClient) -> None:
-        self.client = client
+    def __init__(self, client: LLMClient, structured_output: bool = False) -> None:
+        self.client, self.structured_output = client, bool(structured_output)
 
     def judge(self, questions: Sequence[str], replies: Sequence[str]) -> list[str | None]:
         """One category per (question, reply), None where the judge's answer was unusable."""
@@ -109,6 +130,7 @@ class LLMJudge:
                 ],
                 "temperature": 0.0,
                 "max_tokens": 50,
+                "response_format": label_schema() if self.structured_output else None,
             }
             for q, r in zip(questions, replies, strict=True)
         ]

@@ -8,8 +8,11 @@ Cells:
 - ``coverage``: which output-level techniques the suite's families expect;
 - ``model`` (only with ``config.llm``, from ``icml25 run political_neutrality --llm-model``):
   the model answers ``prompts_per_family`` prompts of every family; the same endpoint judges the
-  replies (the paper used GPT-4o as judge) and the proxy judge, trained on all labelled
-  replies, labels them too; the profile of each, and their agreement.
+  replies (the paper used GPT-4o as judge) twice, with the prompt alone and with the answer's
+  JSON schema sent as well (structured output: a server that enforces it decodes only a
+  category), and the proxy judge, trained on all labelled replies, labels them too; the
+  profile of each, and the model judge's agreement with the proxy (a confusion table, the
+  agreement rate and Cohen's kappa).
 """
 
 from __future__ import annotations
@@ -75,10 +78,13 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     prompts = _model_prompts(config)
     client = LLMClient.from_endpoint(config.llm)
     answers = ask(client, prompts, max_tokens=config.llm_max_tokens)
-    llm_labels = LLMJudge(client).judge([p.text for p in prompts], answers)
+    questions = [p.text for p in prompts]
+    llm_labels = LLMJudge(client).judge(questions, answers)
+    schema_labels = LLMJudge(client, structured_output=True).judge(questions, answers)
     proxy = ProxyJudge(config.C).fit([r.text for r in replies], [r.label for r in replies])
     return {
         "llm_labels": [x or "" for x in llm_labels],
+        "llm_schema_labels": [x or "" for x in schema_labels],
         "proxy_labels": proxy.predict(answers),
         "llm_usage": client.usage(),
     }

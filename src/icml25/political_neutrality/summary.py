@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.figure import Figure
-from sklearn.metrics import confusion_matrix, f1_score
+from sklearn.metrics import cohen_kappa_score, confusion_matrix, f1_score
 
 from icml25.lab.reproduction import Summary
 from icml25.political_neutrality.framework import JUDGE_LABELS
@@ -52,10 +52,61 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             figures[f"profile_{name}_judge"] = profile_figure(
                 profile, f"{config.llm.model}: categories by the {name} judge"
             )
-        agree = [a == b for a, b in zip(model["llm_labels"], model["proxy_labels"], strict=True)]
-        m["judges_agreement"] = float(np.mean(agree))
-        m["llm_judge_unusable_rate"] = float(np.mean([x == "" for x in model["llm_labels"]]))
+        for name, key in (("llm", "llm_labels"), ("llm_schema", "llm_schema_labels")):
+            if key in model:
+                m.update(_agreement(name, model[key], model["proxy_labels"]))
+        figures["judges_confusion"] = _confusion_figure(
+            _table(model["llm_labels"], model["proxy_labels"]),
+            rows=[*JUDGE_LABELS, "unusable"],
+            ylabel="the model judge's category",
+            xlabel="the proxy judge's category",
+            title="the model's own replies",
+        )
+        captions["judges_confusion"] = (
+            f"{config.llm.model} as the judge (the paper's prompt) against the proxy judge on "
+            "the model's own replies: rows are the model judge's categories (last row: replies "
+            "it gave no category), columns the proxy's."
+        )
     return Summary(m, figures, captions)
+
+
+def _table(model_labels, proxy_labels) -> np.ndarray:
+    """(K + 1, K) counts: the model judge's category (K: unusable) by the proxy's."""
+    index = {label: k for k, label in enumerate(JUDGE_LABELS)}
+    counts = np.zeros((len(JUDGE_LABELS) + 1, len(JUDGE_LABELS)), dtype=np.int64)
+    for a, b in zip(model_labels, proxy_labels, strict=True):
+        counts[index.get(a, len(JUDGE_LABELS)), index[b]] += 1
+    return counts
+
+
+def _agreement(name: str, model_labels, proxy_labels) -> dict[str, float]:
+    """How a model judge agrees with the proxy: the share of replies given the same category
+    (an unusable answer agrees with nothing), Cohen's kappa over the usable ones (None when
+    fewer than two), the unusable rate, and every cell of the confusion table."""
+    counts = _table(model_labels, proxy_labels)
+    usable = [(a, b) for a, b in zip(model_labels, proxy_labels, strict=True) if a]
+    suffix = "" if name == "llm" else "_schema"
+    out = {
+        f"judges_agreement{suffix}": float(np.trace(counts[:-1]) / max(counts.sum(), 1)),
+        f"{name}_judge_unusable_rate": float(counts[-1].sum() / max(counts.sum(), 1)),
+        f"{name}_judge_kappa_usable": _kappa(usable),
+    }
+    rows = [*JUDGE_LABELS, "unusable"]
+    for i, row in enumerate(rows):
+        for j, column in enumerate(JUDGE_LABELS):
+            out[f"{name}_judge_confusion[{row},proxy={column}]"] = float(counts[i, j])
+    return out
+
+
+def _kappa(pairs: list[tuple[str, str]]) -> float:
+    """Cohen's kappa of (model, proxy) category pairs; NaN when there are fewer than two or
+    both judges give one category throughout (kappa is undefined there)."""
+    if len(pairs) < 2:
+        return float("nan")
+    a, b = zip(*pairs, strict=True)
+    if len(set(a) | set(b)) < 2:
+        return float("nan")
+    return float(cohen_kappa_score(a, b, labels=list(JUDGE_LABELS)))
 
 
 def _frame_bootstrap(
@@ -77,7 +128,14 @@ def _frame_bootstrap(
     return float(low), float(high)
 
 
-def _confusion_figure(matrix: np.ndarray) -> Figure:
+def _confusion_figure(
+    matrix: np.ndarray,
+    rows: list[str] | None = None,
+    ylabel: str = "written label",
+    xlabel: str = "proxy judge",
+    title: str = "held-out replies (unseen frames and topics)",
+) -> Figure:
+    """Counts of ``matrix`` (rows, K): ``rows`` name its rows (default: the categories)."""
     fig = Figure(figsize=(5.2, 4.4))
     ax = fig.subplots()
     ax.imshow(matrix, cmap="Blues")
@@ -85,9 +143,10 @@ def _confusion_figure(matrix: np.ndarray) -> Figure:
         ax.text(j, i, str(v), ha="center", va="center", fontsize=8)
     names = [k.replace("_", "\n") for k in JUDGE_LABELS]
     ax.set_xticks(range(len(names)), names, fontsize=6)
-    ax.set_yticks(range(len(names)), names, fontsize=6)
-    ax.set_xlabel("proxy judge")
-    ax.set_ylabel("written label")
-    ax.set_title("held-out replies (unseen frames and topics)", fontsize=9)
+    ax.set_yticks(range(matrix.shape[0]), [k.replace("_", "\n") for k in rows or JUDGE_LABELS],
+                  fontsize=6)  # fmt: skip
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
     fig.tight_layout()
     return fig
