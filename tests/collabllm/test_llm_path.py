@@ -50,7 +50,14 @@ def default_model_budget(monkeypatch) -> None:
     from icml25.collabllm import reproduce
 
     smoke = reproduce.SCALES["smoke"]
-    wide = replace(smoke, llm_tasks=2, llm_levels=None, llm_samples=None)
+    wide = replace(
+        smoke,
+        llm_tasks=2,
+        llm_levels=None,
+        llm_samples=None,
+        llm_families=None,
+        llm_max_turns=None,
+    )
     monkeypatch.setitem(reproduce.SCALES, "smoke", wide)
 
 
@@ -79,6 +86,9 @@ def test_reproduction_runs_end_to_end_against_the_stub(tmp_path, monkeypatch):
     # one per family and ambiguous level)
     assert m["llm_reward_states"] == 9 and m["llm_reward_model_errors"] == 0
     assert m["llm_reward_best_is_relevant_question_llm"] > 0
+    # asked about each slot of those 9 states, the stub user names the intended option, as
+    # the programmatic user does
+    assert m["llm_user_reveal_questions"] == 9 * 3 and m["llm_user_reveals_right"] == 1.0
     users = [r for r in requests if r["messages"][0]["content"].startswith("You play a person")]
     assistants = [r for r in requests if r["messages"][0]["role"] == "system"]
     assert users and assistants

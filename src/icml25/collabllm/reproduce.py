@@ -16,7 +16,10 @@ Cells:
   (``LLMError``) is recorded and counted, and the rates are those of the other chats;
 - ``llm_reward`` (only with an endpoint): MR of every candidate action in a few ambiguous opening
   states computed with the language-model user simulator (sampled, one seed per request) next
-  to the exact MR with the programmatic user: do both rank the candidates alike?
+  to the exact MR with the programmatic user: do both rank the candidates alike? And the
+  simulator's answer to each clarifying question about a slot in those states (at temperature
+  0) beside the programmatic user's, which always names the intended option: does it reveal
+  the right one?
 
 The requests come from ``Config.data_seed`` (the same for every cell); the cell's seed draws
 the training requests' candidates, the simulated continuations and the test chats' actions.
@@ -37,7 +40,7 @@ from icml25.collabllm.reward import (
     multiturn_aware_reward,
     single_turn_reward,
 )
-from icml25.collabllm.tasks import FAMILY_NAMES, draw_tasks
+from icml25.collabllm.tasks import FAMILY_NAMES, N_SLOTS, draw_tasks
 from icml25.common.llm import Endpoint, LLMClient, LLMError
 
 CELL_THREADS = 1
@@ -74,6 +77,8 @@ class Config:
     llm_user_temperature: float = 1.0  # the LLM user of those MR continuations samples
     llm_levels: tuple[int, ...] | None = None  # levels of the endpoint cells (None: levels)
     llm_samples: int | None = None  # MR continuations with the LLM user (None: num_samples)
+    llm_families: tuple[str, ...] | None = None  # families of the endpoint cells (None: all)
+    llm_max_turns: int | None = None  # assistant turns per endpoint chat (None: max_turns)
 
 
 SCALES = {
@@ -86,6 +91,8 @@ SCALES = {
         llm_tasks=1,
         llm_levels=(2,),
         llm_samples=1,
+        llm_families=("number",),
+        llm_max_turns=3,
     ),
     "default": Config(),
     "paper": Config(n_train=400, n_test=1000, replicates=10),
@@ -93,6 +100,9 @@ SCALES = {
 
 
 def cells(config: Config) -> list[dict]:
+    unknown = set(config.llm_families or ()) - set(FAMILY_NAMES)
+    if unknown:
+        raise ValueError(f"llm_families must name families of {FAMILY_NAMES}, got {unknown}")
     out = [
         {"part": "train", "reward": r, "replicate": i}
         for r in config.rewards
@@ -174,14 +184,40 @@ def _llm_cell(config: Config, cell: dict, test, rng) -> dict:
     client = LLMClient.from_endpoint(config.llm)
     per = len(test) // (len(FAMILY_NAMES) * len(config.levels))
     levels = config.levels if config.llm_levels is None else config.llm_levels
-    subset = [t for i, t in enumerate(test) if i % per < config.llm_tasks and t.ambiguity in levels]
+    subset = [
+        t
+        for i, t in enumerate(test)
+        if i % per < config.llm_tasks and t.ambiguity in levels and _family_on(config, t)
+    ]
     if cell["policy"] == "llm":
         policy = LLMPolicy(client)
     else:
         policy = _train(config, "multiturn", rng)[1].policy
-    out = evaluate(policy, subset, LLMUser(client), max_turns=config.max_turns, rng=rng)
+    turns = config.max_turns if config.llm_max_turns is None else config.llm_max_turns
+    out = evaluate(policy, subset, LLMUser(client), max_turns=turns, rng=rng)
     out["llm_usage"] = client.usage()
     client.close()
+    return out
+
+
+def _family_on(config: Config, task) -> bool:
+    return config.llm_families is None or FAMILY_NAMES[task.family] in config.llm_families
+
+
+def _reveals(states: list[Conversation], user: LLMUser, rng) -> np.ndarray:
+    """(S, N_SLOTS): how the language-model user answers a question about each slot, as the
+    programmatic user's answer (the intended option) would be: 1 it names that option, 0 it
+    names none, -1 it names another; -2 the request failed."""
+    out = np.zeros((len(states), N_SLOTS), dtype=np.int64)
+    for s, conv in enumerate(states):
+        for slot in range(N_SLOTS):
+            try:
+                revealed = user.reply(conv, slot, rng)[1]
+            except LLMError:
+                out[s, slot] = -2
+                continue
+            truth = ProgrammaticUser().reply(conv, slot)[1]
+            out[s, slot] = 0 if revealed is None else (1 if revealed == truth else -1)
     return out
 
 
@@ -198,7 +234,8 @@ def _llm_reward_cell(config: Config, rng) -> dict:
     )
     samples = config.num_samples if config.llm_samples is None else config.llm_samples
     data_rng = np.random.default_rng([config.data_seed, 3])
-    states = [Conversation.open(t) for t in draw_tasks(config.llm_reward_tasks, levels, data_rng)]
+    tasks = draw_tasks(config.llm_reward_tasks, levels, data_rng)
+    states = [Conversation.open(t) for t in tasks if _family_on(config, t)]
     mr_llm = np.full((len(states), N_ACTIONS), np.nan)  # (S, A)
     mr_programmatic = np.zeros((len(states), N_ACTIONS))  # (S, A)
     errors = []
@@ -215,6 +252,7 @@ def _llm_reward_cell(config: Config, rng) -> dict:
                 errors.append(f"state {s}, action {a}: {err}")
     unstated = np.array([[not st for st in c.task.stated] for c in states])  # (S, N_SLOTS)
     out = {
+        "reveals": _reveals(states, LLMUser(client), rng),
         "mr_llm": mr_llm,
         "mr_programmatic": mr_programmatic,
         "unstated": unstated,

@@ -150,6 +150,11 @@ def _summarize_llm_reward(out: dict, m: dict) -> None:
     llm, prog, unstated = out["mr_llm"], out["mr_programmatic"], out["unstated"]
     ok = ~np.isnan(llm).any(axis=1)  # (S,)
     m["llm_reward_states"] = float(ok.sum())
+    if "reveals" in out:  # the simulator's answers to slot questions, beside the programmatic
+        reveals = out["reveals"][out["reveals"] > -2]
+        for name, value in (("right", 1), ("none", 0), ("wrong", -1)):
+            m[f"llm_user_reveals_{name}"] = _mean(reveals == value)
+        m["llm_user_reveal_questions"] = float(reveals.size)
     m["llm_reward_model_errors"] = float(len(out["errors"]))
     m["llm_reward_mean_abs_diff"] = _mean(np.abs(llm - prog)[ok])
     m["llm_reward_same_best"] = _mean(llm[ok].argmax(1) == prog[ok].argmax(1))
