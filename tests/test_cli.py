@@ -349,6 +349,7 @@ def test_inconclusive_and_diagnostics_are_shown_apart_and_strict_refuses_inconcl
     [
         (["--llm-model", "m", "--llm-price", "nan", "1"], "--llm-price"),
         (["--llm-concurrency", "2"], "--llm-concurrency needs a model"),
+        (["--llm-budget", "smoke"], "--llm-budget needs a model"),
         (["--llm-model", "local:/no/such/model.gguf"], "no file at /no/such/model.gguf"),
         (["--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m"], "no model server"),
     ],

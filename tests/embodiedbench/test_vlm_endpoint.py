@@ -111,3 +111,29 @@ def test_the_language_only_planner_sends_no_image_and_says_it_has_none(tmp_path,
     system = server.requests[0]["messages"][0]["content"]
     assert "You get no image" in system
     assert "what you see in the current image" not in server.requests[0]["messages"][1]["content"]
+
+
+def test_a_model_budget_of_another_scale_replaces_the_runs_own(tmp_path, monkeypatch):
+    """``llm_budget="default"`` in a smoke run: the model cells take default's llm_* settings
+    (5 tasks a subset, capped by smoke's 2), the offline cells stay smoke's."""
+    monkeypatch.setenv("ICML25_CACHE", str(tmp_path / "cache"))
+    smoke = replace(repro.SCALES["smoke"], tasks_per_batch=2, llm_max_steps=2)
+    monkeypatch.setitem(repro.SCALES, "smoke", smoke)
+    with StubServer(lambda body: answer([0])) as server:
+        endpoint = Endpoint(server.url, "stub-vlm")
+        own = runner.run(["embodiedbench"], scale="smoke", out=tmp_path / "a", jobs=1, llm=endpoint)
+        wide = runner.run(
+            ["embodiedbench"],
+            scale="smoke",
+            out=tmp_path / "b",
+            jobs=1,
+            llm=endpoint,
+            llm_budget="default",
+        )
+    own, wide = own["embodiedbench"], wide["embodiedbench"]
+    assert own["measurements"]["tasks_vlm_base"] == 1  # smoke's llm_tasks
+    assert wide["measurements"]["tasks_vlm_base"] == 2  # default's 5, of smoke's 2 tasks
+    assert wide["config"]["llm_max_tokens"] == 1024 and wide["config"]["tasks_per_batch"] == 2
+    assert wide["provenance"]["llm_budget"] == "default" and "llm_budget" not in own["provenance"]
+    with pytest.raises(ValueError, match="llm_budget must be one of"):
+        runner.run(["embodiedbench"], scale="smoke", out=tmp_path, llm=endpoint, llm_budget="x")

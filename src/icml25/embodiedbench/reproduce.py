@@ -45,10 +45,12 @@ class Config:
     task_seed: int = 0
     llm: Endpoint | None = None
     llm_tasks: int = 5  # per subset and batch, for the vision-language planner
+    llm_max_tokens: int = 1024  # of each plan the model writes
+    llm_max_steps: int | None = None  # the model's episode limit (None: max_steps)
 
 
 SCALES = {
-    "smoke": Config(tasks_per_batch=4, batches=1),
+    "smoke": Config(tasks_per_batch=4, batches=1, llm_tasks=1, llm_max_tokens=96, llm_max_steps=3),
     "default": Config(),
     "paper": Config(batches=3),  # EB-Navigation's 60 tasks per subset
 }
@@ -79,7 +81,10 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     if cell["planner"] == "explain":
         tasks = benchmark(config, cell["batch"])
         return {"explain": explain(tasks, config.width, config.height)}
-    env = NavigationEnv(config.width, config.height, config.max_steps)
+    steps = config.max_steps
+    if cell["planner"] in ("vlm", "lm") and config.llm_max_steps is not None:
+        steps = config.llm_max_steps
+    env = NavigationEnv(config.width, config.height, steps)
     rng = np.random.default_rng(seed)
     client = None
     if cell["planner"] == "oracle":
@@ -90,7 +95,9 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
         planner = HeuristicPlanner()
     else:
         client = LLMClient.from_endpoint(config.llm)
-        planner = VLMPlanner(client, rng, sees_image=cell["planner"] == "vlm")
+        planner = VLMPlanner(
+            client, rng, sees_image=cell["planner"] == "vlm", max_tokens=config.llm_max_tokens
+        )
     out: dict = {}
     for name, tasks in benchmark(config, cell["batch"]).items():
         if client is not None:

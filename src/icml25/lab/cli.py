@@ -75,7 +75,11 @@ def _where(summary: dict) -> str:
 def _model_note(summary: dict) -> str:
     """`` with model NAME`` for a run made against a language model, else nothing."""
     llm = summary.get("config", {}).get("llm")
-    return f" with model {llm['model']} at {llm['base_url']}" if llm else ""
+    if not llm:
+        return ""
+    budget = summary.get("provenance", {}).get("llm_budget")
+    within = f" (the {budget} model budget)" if budget else ""
+    return f" with model {llm['model']} at {llm['base_url']}{within}"
 
 
 UNUSABLE_WORDS = ("unusable", "malformed", "invalid")  # a model measurement of failed replies
@@ -370,6 +374,13 @@ def show(slug: str, as_json: bool, runs: str | None) -> None:
     help="Requests each cell keeps in flight (default: the server's slots shared by the "
     "workers, where a llama.cpp server reports them; else 4).",
 )
+@click.option(
+    "--llm-budget",
+    type=click.Choice(SCALE_NAMES),
+    default=None,
+    help="The model cells' budget (requests, steps, tokens: the llm_* settings) of this scale "
+    "instead of the run's own: a slow local model in a default-scale run.",
+)
 @json_option
 def run(
     slugs,
@@ -388,6 +399,7 @@ def run(
     llm_model,
     llm_price,
     llm_concurrency,
+    llm_budget,
     as_json,
 ) -> None:
     """Run the reproductions of SLUGS (or --all), printing each paper's verdicts as it ends."""
@@ -405,6 +417,8 @@ def run(
         if endpoint is None:
             raise InputError("--llm-concurrency needs a model: name one with --llm-model")
         endpoint = replace(endpoint, concurrency=llm_concurrency)
+    if llm_budget is not None and endpoint is None:
+        raise InputError("--llm-budget needs a model: name one with --llm-model")
     try:
         repros = runner.check_arguments(
             list(slugs),
@@ -473,6 +487,7 @@ def run(
                 llm_required=named_here,
                 cell_timeout_s=cell_timeout,
                 llm_server=None if server is None else server.provenance(),
+                llm_budget=llm_budget,
             )
         except ValueError as err:
             raise InputError(str(err)) from None

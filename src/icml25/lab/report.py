@@ -161,7 +161,7 @@ def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str,
         "seed": seed,
         "smoke": scale == SMOKE,
         "model": tag,
-        "model_name": _model(summary.get("config")),
+        "model_name": _model(summary.get("config"), provenance.get("llm_budget")),
         "model_measurements": [
             str(n) for n in _sequence(summary.get("model_measurements", []), "model_measurements")
         ],
@@ -233,12 +233,14 @@ def _view(summary: Mapping[str, Any], slug: str, runs: Path | None) -> dict[str,
     }
 
 
-def _model(config: Any) -> str:
-    """``NAME at URL`` for a run made against a language model; empty for an offline one."""
+def _model(config: Any, budget: Any = None) -> str:
+    """``NAME at URL`` for a run made against a language model (and the scale whose model
+    budget it ran with, where another); empty for an offline one."""
     llm = config.get("llm") if isinstance(config, Mapping) else None
     if not isinstance(llm, Mapping):
         return ""
-    return f"{llm.get('model', '?')} at {llm.get('base_url', '?')}"
+    within = f" (the {budget} model budget)" if isinstance(budget, str) else ""
+    return f"{llm.get('model', '?')} at {llm.get('base_url', '?')}{within}"
 
 
 def _claim(c: Any) -> dict[str, Any]:

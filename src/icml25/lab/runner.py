@@ -97,6 +97,7 @@ def run(
     llm_required: bool = True,
     cell_timeout_s: float | None = None,
     llm_server: Mapping[str, Any] | None = None,
+    llm_budget: str | None = None,
 ) -> dict[str, dict]:
     """Run the reproductions of ``slugs`` at ``scale`` and write their summaries under ``out``.
 
@@ -107,7 +108,9 @@ def run(
     ``llm_required=False`` (a model named only in the environment): no error when none of the
     papers uses one. ``llm_server``: what serves ``llm`` where this process started it (the
     embedded llama.cpp server's model file and SHA-256), recorded in the provenance of the papers
-    that use the model.
+    that use the model. ``llm_budget``: a scale whose model budget (the config's ``llm_*``
+    fields: requests, steps, tokens of the model cells) replaces this scale's, for a slow model
+    in a run of a larger scale; it is recorded in the provenance and the config.
     ``cell_timeout_s``: a cell still running after this many seconds (or after its module's
     ``CELL_TIMEOUT_S``, whichever is shorter) is stopped and recorded as failed, with the
     reason; the other cells go on.
@@ -118,6 +121,10 @@ def run(
     repros = check_arguments(
         slugs, scale=scale, seed=seed, jobs=jobs, backend=backend, llm=llm, required=llm_required
     )
+    if llm_budget is not None and llm_budget not in SCALE_NAMES:
+        raise ValueError(
+            f"llm_budget must be one of {', '.join(SCALE_NAMES)} or None, got {llm_budget!r}"
+        )
     if cell_timeout_s is not None and not (
         isinstance(cell_timeout_s, int | float) and cell_timeout_s > 0
     ):
@@ -134,13 +141,17 @@ def run(
     }
     if llm_server is not None:
         context["llm_server"] = dict(llm_server)
+    if llm_budget is not None and llm is not None:
+        context["llm_budget"] = llm_budget
     slugs = list(dict.fromkeys(slugs))
     tags = {slug: model_tag_of(repro, scale, llm) for slug, repro in repros.items()}
     with contextlib.ExitStack() as stack:
         for slug in sorted(slugs):  # one order for every run: two runs never deadlock
             folder = store.run_dir(out, slug, scale, seed, tags[slug])
             stack.enter_context(store.locked(folder, lambda f: tell(f"waiting for {f}: in use")))
-        papers, tasks = _prepare(repros, scale, seed, out, force, tell, llm, cell_timeout_s)
+        papers, tasks = _prepare(
+            repros, scale, seed, out, force, tell, llm, cell_timeout_s, llm_budget
+        )
         summaries = {}
         for slug, paper in papers.items():
             if paper.pending == 0:
@@ -174,6 +185,7 @@ def _prepare(
     tell: Callable[[str], None],
     llm: Endpoint | None,
     cell_timeout_s: float | None = None,
+    llm_budget: str | None = None,
 ) -> tuple[dict[str, _Paper], list[tuple]]:
     """Load each paper, find its cells on disk, and list the ones left to compute."""
     papers: dict[str, _Paper] = {}
@@ -196,6 +208,8 @@ def _prepare(
         if tag is not None:
             offline = {cell_key(c) for c in repro.cells(config)}
             config = replace(config, llm=llm)
+            if llm_budget is not None:
+                config = with_model_budget(config, repro.config(llm_budget))
             model_cells = frozenset(
                 i for i, c in enumerate(repro.cells(config)) if cell_key(c) not in offline
             )
@@ -243,6 +257,13 @@ def _record_matches(record: dict, cell: dict, seed: int, key: str) -> bool:
 def uses_llm(config: Any) -> bool:
     """Whether a reproduction's config can take a model endpoint (it has a field ``llm``)."""
     return any(f.name == "llm" for f in fields(config))
+
+
+def with_model_budget(config: Any, budget: Any) -> Any:
+    """``config`` with the model budget of ``budget`` (another scale's config of the same
+    paper): every ``llm_*`` field but the endpoint itself."""
+    names = [f.name for f in fields(config) if f.name.startswith("llm_")]
+    return replace(config, **{name: getattr(budget, name) for name in names})
 
 
 def model_tag_of(repro: Reproduction, scale: str, llm: Endpoint | None) -> str | None:
@@ -625,7 +646,7 @@ def _paper_context(context: dict, config: Any) -> dict:
     """The run's context without the model server for a paper that does not use it."""
     if uses_llm(config) and getattr(config, "llm", None) is not None:
         return context
-    return {k: v for k, v in context.items() if k != "llm_server"}
+    return {k: v for k, v in context.items() if k not in ("llm_server", "llm_budget")}
 
 
 def _provenance(slug: str, context: dict) -> dict:
