@@ -418,3 +418,40 @@ def test_a_model_run_is_shown_beside_the_offline_run_of_its_seed(tmp_path, monke
     row = re.search(r"<code>metric_a</code></td>(.*?)</tr>", beside, re.S)[1]
     assert re.findall(r'<td class="num">([^<]*)</td>', row) == ["0.5", "0.125"]
     assert "beside the offline run" not in sections["runs-default-seed-0"]
+
+
+def test_readme_html_is_shown_as_text_and_unsafe_links_point_nowhere():
+    html = report.markdown_html(
+        "<script>alert(1)</script>\n\nsee <b onclick=x>this</b>, `<sep>`, "
+        "[a](javascript:alert(1)), [b](https://example.org), [c](#claims), "
+        "![d](data:image/png;base64,AAAA) and ![e](figures/e.png)\n"
+    )
+    assert "<script" not in html and "&lt;script&gt;" in html
+    assert "<b " not in html and "&lt;b onclick=x&gt;" in html
+    assert "<code>&lt;sep&gt;</code>" in html
+    assert 'href="#">a</a>' in html and "javascript:" not in html and "data:" not in html
+    assert 'href="https://example.org"' in html and 'href="#claims"' in html
+    assert 'src="figures/e.png"' in html
+
+
+def test_a_figure_that_links_outside_its_run_folder_is_not_copied(tmp_path, monkeypatch):
+    """Somebody else's runs folder lists a figure that is a symlink to a file of this machine:
+    the report neither copies nor shows it; a real figure beside it is copied."""
+    monkeypatch.setattr(store, "results_dir", lambda: tmp_path / "results")
+    runs, secret = tmp_path / "runs", tmp_path / "secret.png"
+    secret.write_bytes(b"\x89PNG not yours")
+    summary = _summary(SLUG, "default", [_claim("a", claims.REPRODUCED)])
+    summary["figures"] = [
+        {"path": "figures/stolen.png", "caption": "a link"},
+        {"path": "figures/real.png", "caption": "a figure"},
+    ]
+    store.write_summary(runs, SLUG, "default", 0, summary)
+    figures = store.run_dir(runs, SLUG, "default", 0) / "figures"
+    figures.mkdir()
+    (figures / "stolen.png").symlink_to(secret)
+    (figures / "real.png").write_bytes(b"\x89PNG ours")
+    report.build(runs, tmp_path / "site")
+    copied = [p.name for p in (tmp_path / "site").rglob("*.png")]
+    assert "real.png" in copied and "stolen.png" not in copied
+    site = [p for p in (tmp_path / "site").rglob("*") if p.is_file()]
+    assert not any(p.read_bytes() == secret.read_bytes() for p in site)

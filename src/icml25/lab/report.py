@@ -312,6 +312,19 @@ def _others(verdicts: list[str], which: tuple[str, ...]) -> list[tuple[str, str]
     return [(v.replace(" ", "-"), f"{verdicts.count(v)} {v}") for v in which if v in verdicts]
 
 
+def _regular_inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is a regular file (not a link to one) whose real place is inside
+    ``folder``: a figure of somebody else's runs folder never brings another file along."""
+    try:
+        return (
+            path.is_file()
+            and not path.is_symlink()
+            and path.resolve().is_relative_to(folder.resolve())
+        )
+    except OSError:
+        return False
+
+
 def _failure(f: Any) -> dict[str, str]:
     f = _mapping(f, "a failure")
     cell = f.get("cell")
@@ -340,13 +353,14 @@ def _figures(
             and relative.suffix.lower() in FIGURE_SUFFIXES
         )
         source = folder / relative
+        inside = safe and _regular_inside(source, folder)
         found.append(
             {
                 "name": relative.name,
                 "caption": str(figure.get("caption") or relative.stem.replace("_", " ")),
                 "source": source if safe else None,
                 "src": f"{slug}/{origin}/{scale}/{folder.name}/{relative}" if safe else "",
-                "exists": safe and source.is_file(),
+                "exists": inside,
             }
         )
     return found
@@ -438,12 +452,29 @@ def _readme_html(card: catalog.Card, out: Path) -> str:
             if item.is_file() and item.name.lower().endswith(FIGURE_SUFFIXES):
                 target = out / card.slug / "readme-figures" / item.name
                 store.write_atomic(target, item.read_bytes())
-    html = markdown.markdown(readme, extensions=["tables", "fenced_code"])
+    html = markdown_html(readme)
     html = html.replace('src="figures/', f'src="{card.slug}/readme-figures/')
     html = _REMOTE_IMAGE.sub(lambda m: f'<a href="{m["src"]}">[image: {m["src"]}]</a>', html)
     return _HEADING.sub(lambda m: f"<{m[1]}h{min(int(m[2]) + 2, 6)}", html)
 
 
+def markdown_html(text: str) -> str:
+    """Markdown as HTML with raw HTML shown as text, not rendered (a README in someone else's
+    package cannot put a script or a handler on the page), and every link or image whose URL
+    has a scheme other than http, https or mailto (``javascript:``, ``data:``) pointing nowhere."""
+    md = markdown.Markdown(extensions=["tables", "fenced_code"])
+    md.preprocessors.deregister("html_block")
+    md.inlinePatterns.deregister("html")
+    html = md.convert(text)
+    return _URL.sub(lambda m: m[0] if _safe_url(m["url"]) else f'{m["attr"]}="#"', html)
+
+
+def _safe_url(url: str) -> bool:
+    scheme = re.match(r"\s*([a-zA-Z][\w+.-]*):", url)
+    return scheme is None or scheme[1].lower() in ("http", "https", "mailto")
+
+
+_URL = re.compile(r'(?P<attr>\b(?:href|src))="(?P<url>[^"]*)"')
 _HEADING = re.compile(r"<(/?)h([1-6])(?=[\s>])")
 _REMOTE_IMAGE = re.compile(r'<img\b[^>]*?\ssrc="(?P<src>(?:[a-zA-Z][\w+.-]*:)?//[^"]*)"[^>]*>')
 
