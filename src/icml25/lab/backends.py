@@ -254,10 +254,25 @@ def _run_loky(
                     suspects.append(i)
         yield from ready
     finally:
-        for future in running:
-            future.cancel()
         if executor is not None:  # idle workers exit cleanly; busy ones (interrupted) are killed
-            executor.shutdown(wait=True, kill_workers=bool(running))
+            if running:
+                _kill_loky_workers(executor)
+            executor.shutdown(wait=True)
+
+
+def _kill_loky_workers(executor: Any) -> None:
+    """Kill the workers of a loky pool whose cells are still in flight (the run is stopping):
+    loky's manager thread then sees a broken pool, fails the futures it holds and exits.
+    Neither ``Future.cancel`` nor ``shutdown(kill_workers=True)``: each races that thread
+    (a future cancelled under it, a queued cell dropped under it), which then dies, with a
+    traceback, or leaves ``shutdown`` waiting on it for ever."""
+    from joblib.externals.loky.backend.utils import kill_process_tree
+
+    for process in list(executor._processes.values()):
+        try:
+            kill_process_tree(process)
+        except ProcessLookupError:
+            pass
 
 
 def _die_with_parent(parent: int) -> None:
@@ -389,13 +404,18 @@ def _ray_init(address: str | None, cpus: int) -> None:
     import ray
 
     local = _ray_local(address)
-    ray.init(
-        address="local" if local else address,
-        num_cpus=cpus if local else None,
-        include_dashboard=False,
-        log_to_driver=False,
-        logging_level=logging.ERROR,
-    )
+    try:
+        ray.init(
+            address="local" if local else address,
+            num_cpus=cpus if local else None,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=logging.ERROR,
+        )
+    except Exception as err:  # Ray's own processes failed (a full disk, no port): one line
+        where = "a local Ray" if local else f"Ray at {address}"
+        reason = (str(err).strip().splitlines() or [type(err).__name__])[0][:300]
+        raise ConnectionError(f"{where} did not start: {reason}") from None
 
 
 def _ray_cpus() -> int:
