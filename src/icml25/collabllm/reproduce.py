@@ -79,6 +79,7 @@ class Config:
     llm_samples: int | None = None  # MR continuations with the LLM user (None: num_samples)
     llm_families: tuple[str, ...] | None = None  # families of the endpoint cells (None: all)
     llm_max_turns: int | None = None  # assistant turns per endpoint chat (None: max_turns)
+    llm_max_tokens: int | None = None  # of each model reply (None: the agents' 300 and 200)
 
 
 SCALES = {
@@ -190,14 +191,18 @@ def _llm_cell(config: Config, cell: dict, test, rng) -> dict:
         if i % per < config.llm_tasks and t.ambiguity in levels and _family_on(config, t)
     ]
     if cell["policy"] == "llm":
-        policy = LLMPolicy(client)
+        policy = LLMPolicy(client, **_tokens(config))
     else:
         policy = _train(config, "multiturn", rng)[1].policy
     turns = config.max_turns if config.llm_max_turns is None else config.llm_max_turns
-    out = evaluate(policy, subset, LLMUser(client), max_turns=turns, rng=rng)
+    out = evaluate(policy, subset, LLMUser(client, **_tokens(config)), max_turns=turns, rng=rng)
     out["llm_usage"] = client.usage()
     client.close()
     return out
+
+
+def _tokens(config: Config) -> dict:
+    return {} if config.llm_max_tokens is None else {"max_tokens": config.llm_max_tokens}
 
 
 def _family_on(config: Config, task) -> bool:
@@ -227,7 +232,7 @@ def _llm_reward_cell(config: Config, rng) -> dict:
     (``mr_llm``, NaN where a request failed) and exactly with the programmatic user
     (``mr_programmatic``), each (S, A)."""
     client = LLMClient.from_endpoint(config.llm)
-    llm_user = LLMUser(client, temperature=config.llm_user_temperature)
+    llm_user = LLMUser(client, temperature=config.llm_user_temperature, **_tokens(config))
     base = BasePolicy(config.answer_prob, config.redundant)
     levels = tuple(
         lv for lv in (config.llm_levels or config.levels) if lv > 0 and lv in config.levels
@@ -252,7 +257,7 @@ def _llm_reward_cell(config: Config, rng) -> dict:
                 errors.append(f"state {s}, action {a}: {err}")
     unstated = np.array([[not st for st in c.task.stated] for c in states])  # (S, N_SLOTS)
     out = {
-        "reveals": _reveals(states, LLMUser(client), rng),
+        "reveals": _reveals(states, LLMUser(client, **_tokens(config)), rng),
         "mr_llm": mr_llm,
         "mr_programmatic": mr_programmatic,
         "unstated": unstated,

@@ -47,6 +47,7 @@ class Config:
     bootstrap: int = 2000
     llm: Endpoint | None = None
     prompts_per_family: int = 6
+    llm_families: tuple[str, ...] | None = None  # the families the model answers (None: all)
     llm_max_tokens: int = 400  # of each reply the model writes to a suite prompt
 
 
@@ -95,5 +96,6 @@ def _model_prompts(config: Config):
     return [
         p
         for family in families()
+        if config.llm_families is None or family in config.llm_families
         for p in [q for q in suite if q.family == family][: config.prompts_per_family]
     ]

@@ -62,6 +62,7 @@ def generate(
     n_pairs: int = 5,
     names: Sequence[str] = (),
     descriptions: Sequence[str] | None = None,
+    max_tokens: int = 1200,
 ) -> tuple[list[Item], int]:
     """Items from a model, one request per image; also the number of unusable replies. With
     ``descriptions`` (one per image), each is sent in place of its image."""
@@ -75,7 +76,7 @@ def generate(
             "messages": [{"role": "user", "content": PROMPT.format(n=n_pairs)}],
             "images": [image],
             "temperature": 0.7,
-            "max_tokens": 1200,
+            "max_tokens": max_tokens,
         }
         if descriptions is None
         else {
@@ -87,7 +88,7 @@ def generate(
                 }
             ],
             "temperature": 0.7,
-            "max_tokens": 1200,
+            "max_tokens": max_tokens,
         }
         for i, image in enumerate(images)
     ]

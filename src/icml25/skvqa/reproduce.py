@@ -46,6 +46,7 @@ class Config:
     defect_rate: float = 0.3
     llm: Endpoint | None = None
     llm_pairs: int = 5
+    llm_max_tokens: int = 1200  # of each generation (a document and its pairs)
 
 
 SCALES = {
@@ -122,7 +123,9 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     names = [f.split("/")[-1] for f in photos.filenames]
     client = LLMClient.from_endpoint(config.llm)
     described = [PHOTO_DESCRIPTIONS[n] for n in names] if cell["input"] == "description" else None
-    items, unusable = generate(client, photos.images, config.llm_pairs, names, described)
+    items, unusable = generate(
+        client, photos.images, config.llm_pairs, names, described, config.llm_max_tokens
+    )
     result = apply_filters(items, client)
     return {
         "generated": len(items),

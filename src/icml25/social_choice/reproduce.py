@@ -71,6 +71,7 @@ class Config:
     llm_instances: int = 2
     llm_n: int = 8
     llm_caps: tuple[int, ...] = (12, 6, 3)
+    llm_levels: tuple[float, ...] = (6.0, 5.0, 4.0, 3.0, 2.0, 1.0)  # of the model's process
 
 
 SCALES = {
@@ -118,7 +119,7 @@ def _model(config: Config, seed: int) -> dict:
     slate = democratic_process(
         config.llm_n,
         budget,
-        np.arange(6.0, 0.99, -1.0),
+        np.asarray(config.llm_levels, dtype=float),
         np.asarray(config.llm_caps, dtype=float),
         oracles.disc,
         oracles.gen,
