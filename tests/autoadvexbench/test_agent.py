@@ -122,6 +122,7 @@ def test_llm_agent_runs_a_cell_end_to_end_against_the_stub(tmp_path, monkeypatch
         assert out["llm_usage"]["calls"] == len(server.requests) == 6
         assert "Evaluate the robustness" in server.requests[0]["messages"][1]["content"]
         assert llm["context"] == {"fitted_requests": 0, "most_turns_left_out": 0}  # none known
+        assert llm["replies"][1] == "Hmm, let me think." and len(llm["replies"]) == 6
         summary = reduce.summarize(config, [(cell, out)])
         assert "ratio_quantised_llm_mean" in summary.measurements
 

@@ -33,6 +33,7 @@ from icml25.autoadvexbench.agent import (
     EscapeProbe,
     ScriptedAttacker,
     Task,
+    _short,
     run_agent,
 )
 from icml25.autoadvexbench.attacks import ATTACKS
@@ -178,6 +179,8 @@ def _run_llm_task(config, folder, defense, x, y, client, seed) -> dict:
         config, folder, defense, x, y, policy, seed, actor=f"llm:{client.model}", max_steps=steps
     )
     out["context"] = {"fitted_requests": policy.fitted, "most_turns_left_out": policy.left_out}
+    # the model's own words, one per step (the transcript holds the tools and their results)
+    out["replies"] = [_short(reply) for reply in policy.replies]
     return out
 
 

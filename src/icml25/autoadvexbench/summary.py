@@ -110,6 +110,8 @@ def _figure(config: Config, table) -> Figure:
             if not runs:
                 continue
             robust = [r["evaluation"]["robust_accuracy"] for r in runs if r["evaluation"]]
+            if not robust:  # nothing submitted (a model that never called finish)
+                continue
             pos = i - 0.4 + width * (j + 0.5)
             ax.bar(pos, np.mean(robust), width, color=f"C{j}", label=label)
             label = None  # one legend entry per attack
