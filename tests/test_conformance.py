@@ -102,9 +102,11 @@ def test_declared_replicates_are_what_the_metric_is_made_of(smoked):
 def test_committed_verdicts_are_those_of_the_claims_as_declared():
     # claims.py is no part of a fingerprint: a committed summary must be judged by it as it is
     for slug in catalog.implemented():
-        path = store.summary_path(store.results_dir(), slug, "default", 0)
-        committed = store.read_summary(path)
         claims = load_claims(slug)
-        _replicates_average_to_the_metric(claims, committed["measurements"], f"{slug} committed")
-        again = runner.rejudge(committed, claims)
-        assert again["claims"] == committed["claims"], f"{slug}: judge the committed run again"
+        for committed in store.find_summaries(store.results_dir(), slug):  # with each model too
+            where = f"{slug} committed" + (
+                f" with {committed['model']}" if committed.get("model") else ""
+            )
+            _replicates_average_to_the_metric(claims, committed["measurements"], where)
+            again = runner.rejudge(committed, claims)
+            assert again["claims"] == committed["claims"], f"{where}: judge it again"
