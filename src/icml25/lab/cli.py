@@ -86,8 +86,8 @@ UNUSABLE_WORDS = ("unusable", "malformed", "invalid")  # a model measurement of 
 
 
 def _model_lines(summary: dict, offline: dict | None = None) -> list[str]:
-    """What the model itself scored, first, each beside the ``offline`` run's value where one
-    is given, and a warning where every reply was unusable."""
+    """What the model itself scored, first, each beside the ``offline`` run's value where it
+    has one, and a warning where every reply was unusable."""
     names = summary.get("model_measurements") or []
     values = summary.get("measurements", {})
     if not names:
@@ -95,7 +95,7 @@ def _model_lines(summary: dict, offline: dict | None = None) -> list[str]:
     before = None if offline is None else offline.get("measurements", {})
     shown = ", ".join(
         f"{n} {_number(values.get(n))}"
-        + ("" if before is None else f" (offline {_number(before.get(n))})")
+        + ("" if before is None or n not in before else f" (offline {_number(before[n])})")
         for n in names[:12]
     )
     more = f" (and {len(names) - 12} more in summary.json)" if len(names) > 12 else ""
