@@ -17,17 +17,26 @@ import math
 
 import numpy as np
 
+from icml25.common.arrays import labels, probabilities
+from icml25.common.validate import check_int
+
 
 def nll(proba: np.ndarray, y: np.ndarray) -> float:
     """proba (n, C), y (n,)."""
+    proba, y = _checked(proba, y)
     return float(-np.log(np.clip(proba[np.arange(len(y)), y], 1e-12, None)).mean())
 
 
 def accuracy(proba: np.ndarray, y: np.ndarray) -> float:
+    """proba (n, C), y (n,)."""
+    proba, y = _checked(proba, y)
     return float((proba.argmax(1) == y).mean())
 
 
 def ece(proba: np.ndarray, y: np.ndarray, bins: int = 15) -> float:
+    """proba (n, C), y (n,), ``bins`` equal-width confidence bins."""
+    proba, y = _checked(proba, y)
+    bins = check_int("bins", bins, minimum=1)
     conf, pred = proba.max(1), proba.argmax(1)  # (n,)
     which = np.clip(np.ceil(conf * bins).astype(int) - 1, 0, bins - 1)
     total = 0.0
@@ -35,6 +44,14 @@ def ece(proba: np.ndarray, y: np.ndarray, bins: int = 15) -> float:
         sel = which == b
         total += sel.sum() * abs((pred[sel] == y[sel]).mean() - conf[sel].mean())
     return float(total / len(y))
+
+
+def _checked(proba, y) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of probabilities (n, C) and n labels in [0, C), checked, in their own dtype (the
+    metrics are computed on what was given, not on a float64 copy)."""
+    checked = probabilities("proba", proba)
+    y = labels("y", y, n=checked.shape[0], classes=checked.shape[1])
+    return np.asarray(proba), y
 
 
 def diversity(member_proba: np.ndarray) -> float:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml25.common.arrays import int_array
 from icml25.common.validate import check_int
 
 PSD_TOLERANCE = 1e-8  # relative to the largest absolute entry
@@ -85,8 +86,19 @@ def selection_values(M: np.ndarray, As: np.ndarray, selections: np.ndarray) -> n
 
 
 def value(M: np.ndarray, As: np.ndarray, selection) -> float:
-    """``lambda_min(M + sum_{i in selection} A_i)`` for one selection."""
-    selection = np.asarray(selection, dtype=np.int64).reshape(1, -1)
+    """``lambda_min(M + sum_{i in selection} A_i)`` for one selection (distinct indices into
+    ``As``). ``M`` and ``As`` are checked for shape and finiteness here; that they are
+    symmetric PSD is :func:`check_problem`'s to check (an eigendecomposition of each)."""
+    M, As = _as_float_array("M", M), _as_float_array("As", As)
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
+        raise ValueError(f"M must be a square non-empty matrix, got shape {M.shape}")
+    n = M.shape[0]
+    if As.ndim != 3 or As.shape[1:] != (n, n) or As.shape[0] == 0:
+        raise ValueError(f"As must have shape (m, {n}, {n}) with m >= 1, got shape {As.shape}")
+    selection = int_array("selection", selection, low=0, high=As.shape[0] - 1, nonempty=False)
+    if selection.ndim > 1 or len(np.unique(selection)) != selection.size:
+        raise ValueError(f"selection must be distinct indices into As, got {selection.tolist()}")
+    selection = selection.reshape(1, -1)
     if selection.size == 0:
         return float(np.linalg.eigvalsh(M)[0])
     return float(selection_values(M, As, selection)[0])

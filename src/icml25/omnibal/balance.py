@@ -71,8 +71,17 @@ def check_lengths(vision, text) -> tuple[np.ndarray, np.ndarray]:
 def greedy_fill(v: np.ndarray, t: np.ndarray, vit_max: int, llm_max: int) -> np.ndarray:
     """Group starts of the greedy fill of samples in the given order: (G,) positions.
 
-    ``v``, ``t`` (n,) are already in fill order and each sample fits the budgets alone.
+    ``v``, ``t`` (n,) are already in fill order and each sample fits the budgets alone (a
+    sample past a budget is refused: no group could hold it).
     """
+    v, t = check_lengths(v, t)
+    vit_max = check_int("vit_max", vit_max, minimum=1)
+    llm_max = check_int("llm_max", llm_max, minimum=1)
+    if v.max() > vit_max or t.max() > llm_max:
+        raise ValueError(
+            f"every sample must fit the budgets alone: largest vision {v.max()} (vit_max "
+            f"{vit_max}), largest text {t.max()} (llm_max {llm_max})"
+        )
     n = len(v)
     cv = np.concatenate([[0], np.cumsum(v)])  # (n + 1,)
     ct = np.concatenate([[0], np.cumsum(t)])

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from icml25.common.arrays import int_array
 from icml25.common.validate import check_int, check_real
 
 
@@ -49,11 +50,15 @@ def random_profile(n: int, num_issues: int, num_opinions: int, seed) -> np.ndarr
 
 
 def utility_matrix(statements: np.ndarray, profile: np.ndarray, num_opinions: int) -> np.ndarray:
-    """``(m, n)`` ``u_i(alpha)`` of every statement for every agent (integers)."""
-    statements, profile = np.asarray(statements), np.asarray(profile)
-    if statements.ndim != 2 or profile.ndim != 2 or statements.shape[1] != profile.shape[1]:
-        raise ValueError("statements (m, I) and profile (n, I) must share the number of issues")
+    """``(m, n)`` ``u_i(alpha)`` of every statement for every agent (integers).
+
+    ``statements`` (m, I): an opinion ``1..num_opinions`` per issue, 0 where it says nothing;
+    ``profile`` (n, I): each agent's opinion ``1..num_opinions`` on every issue."""
     num_opinions = check_int("num_opinions", num_opinions, minimum=1)
+    statements = int_array("statements", statements, ndim=2, low=0, high=num_opinions)
+    profile = int_array("profile", profile, ndim=2, low=1, high=num_opinions)
+    if statements.shape[1] != profile.shape[1]:
+        raise ValueError("statements (m, I) and profile (n, I) must share the number of issues")
     per_issue = num_opinions // 2 - np.abs(statements[:, None, :] - profile[None, :, :])
     return np.where(statements[:, None, :] > 0, per_issue, 0).sum(axis=2)  # (m, n)
 
