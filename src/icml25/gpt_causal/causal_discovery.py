@@ -25,6 +25,7 @@ from itertools import combinations
 import numpy as np
 from scipy.special import log_ndtr
 
+from icml25.common.arrays import int_array, real_array
 from icml25.common.validate import check_int, check_real
 
 __all__ = [
@@ -76,8 +77,12 @@ def fisher_z_log_pvalues(rho: np.ndarray, n: int, r) -> np.ndarray:
     ``r`` conditioning variables; ``log p = log 2 + log Phi(-|z|)``, computed in log space so
     that tiny p-values stay finite.
     """
-    rho = np.clip(np.asarray(rho, dtype=float), -_MAX_ABS_CORR, _MAX_ABS_CORR)
-    dof = n - np.asarray(r) - 3
+    rho = real_array("rho", rho, nonempty=False)
+    if rho.size and np.abs(rho).max() > 1.0 + 1e-9:
+        raise ValueError(f"rho must hold correlations in [-1, 1], got {np.abs(rho).max():.6g}")
+    rho = np.clip(rho, -_MAX_ABS_CORR, _MAX_ABS_CORR)
+    n = check_int("n", n, minimum=1)
+    dof = n - int_array("r", r, low=0, nonempty=False) - 3
     if np.any(dof <= 0):
         raise ValueError(f"n must exceed r + 3 for every test, got n={n}")
     z = np.sqrt(dof) * np.arctanh(rho)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_real
 
 
@@ -129,13 +130,16 @@ def partial_identification_bounds(
     -------
     L, U : ``(n, K)`` each.
     """
-    m_dy_z = np.asarray(m_dy_z, dtype=float)
-    p_d0_z = np.asarray(p_d0_z, dtype=float)
+    m_dy_z = real_array("m_dy_z", m_dy_z)
+    p_d0_z = real_array("p_d0_z", p_d0_z)
     if m_dy_z.ndim != 3 or p_d0_z.shape != m_dy_z.shape[:2]:
         raise ValueError(
             "m_dy_z must have shape (n, L, K) and p_d0_z shape (n, L), "
             f"got {m_dy_z.shape} and {p_d0_z.shape}"
         )
+    for name, values in (("m_dy_z", m_dy_z), ("p_d0_z", p_d0_z)):
+        if values.min() < 0.0 or values.max() > 1.0:
+            raise ValueError(f"{name} must hold probabilities in [0, 1]")
     a = check_real("a", a, low=0.0, high=1.0)
     b = check_real("b", b, low=a, high=1.0)
     q = check_real("quantile", quantile, low=0.5, high=1.0)
