@@ -1,4 +1,7 @@
-"""Argument checks shared by the papers' methods: each raises ValueError naming the argument."""
+"""Argument checks shared by the papers' methods: each raises ValueError naming the argument.
+
+Scalars here; arrays (finite reals, bounded integers, probabilities, labels) in
+:mod:`icml25.common.arrays`."""
 
 from __future__ import annotations
 
