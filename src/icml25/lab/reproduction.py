@@ -16,7 +16,10 @@ wall-clock measurement (a time, a throughput), shown beside the committed one bu
 ``SCALES``
     a dict ``{"smoke": cfg, "default": cfg, "paper": cfg}`` of frozen config dataclasses;
 ``cells(config) -> list[dict]``
-    the independent cells of the grid, each a small dict of JSON-able parameters;
+    the independent cells of the grid, each a small dict of JSON-able parameters (a cell
+    that names another under ``seed_as`` gets that cell's seed: a model cell that works on
+    what an offline cell draws and trains); a config with a field ``llm`` takes a model
+    endpoint, and its model budget is its ``llm_*`` fields (``--llm-budget``);
 ``run_cell(config, cell, seed) -> dict``
     one cell's computation (a training run, a simulation, a solver call), seeded by ``seed``
     alone; it returns numbers, and arrays for the figures;
