@@ -381,16 +381,9 @@ def _page_order(view: Mapping[str, Any]) -> tuple:
 
 
 def _summary_file(summary: Mapping[str, Any], slug: str, runs: Path | None) -> Path:
+    """Where ``summary`` was read from (its scale, seed and model were checked when read)."""
     base = runs if summary.get("origin") != COMMITTED and runs is not None else store.results_dir()
-    model = summary.get("model")
-    suffix = f"-{model}" if isinstance(model, str) and store.MODEL_TAG.fullmatch(model) else ""
-    return (
-        base
-        / slug
-        / str(summary.get("scale"))
-        / f"seed-{summary.get('seed')}{suffix}"
-        / "summary.json"
-    )
+    return store.summary_path(base, slug, summary["scale"], summary["seed"], summary.get("model"))
 
 
 def _mapping(value: Any, what: str) -> Mapping:
