@@ -26,6 +26,7 @@ import numpy as np
 from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
+from icml25.common.arrays import int_array
 from icml25.disco.titles import match_many, normalize_title
 
 FLOOR_RULES = ("caption_hit", "same_answer")
@@ -96,14 +97,16 @@ def film_scores(hits: np.ndarray, movie_index: np.ndarray, n_films: int) -> np.n
 
     hits (R,) bool; movie_index (R,) ints in ``0..n_films - 1``."""
     hits = np.asarray(hits, dtype=float)
-    movie_index = np.asarray(movie_index)
+    if not isinstance(n_films, int | np.integer) or n_films < 1:
+        raise ValueError(f"n_films must be a positive integer, got {n_films!r}")
+    movie_index = int_array("movie_index", movie_index, low=0, high=n_films - 1, nonempty=False)
     if hits.shape != movie_index.shape:
         raise ValueError(
             f"hits and movie_index must have the same shape, got {hits.shape} and "
             f"{movie_index.shape}"
         )
-    if not isinstance(n_films, int | np.integer) or n_films < 1:
-        raise ValueError(f"n_films must be a positive integer, got {n_films!r}")
+    if not np.isin(hits, (0, 1)).all():
+        raise ValueError("hits must hold 0 or 1 (False or True) for each frame")
     counts = np.bincount(movie_index, minlength=n_films).astype(float)  # (F,)
     named = np.bincount(movie_index, weights=hits, minlength=n_films)
     with np.errstate(invalid="ignore", divide="ignore"):
