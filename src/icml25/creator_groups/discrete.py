@@ -16,9 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
 from icml25.creator_groups.game import (
     REWARDS,
+    _check_size,
     _matching,
     _rewards,
     check_game,
@@ -61,8 +63,8 @@ def all_profiles(n: int, q: int) -> np.ndarray:
     """All ``q^n`` profiles ``(q^n, n)`` in C order (creator 0 varies slowest)."""
     n = check_int("n", n, minimum=1)
     q = check_int("q", q, minimum=1)
-    if q**n > MAX_PROFILES:
-        raise ValueError(f"q^n must be at most {MAX_PROFILES} profiles, got {q}^{n} = {q**n}")
+    if q > 1 and (n > 20 or q**n > MAX_PROFILES):  # n > 20: q^n > 2^20, not computed
+        raise ValueError(f"q^n must be at most {MAX_PROFILES} profiles, got {q}^{n}")
     return np.stack(np.unravel_index(np.arange(q**n), (q,) * n), axis=1)
 
 
@@ -82,7 +84,7 @@ def brute_force_equilibria(
     For each group ``G`` the best joint deviation is the maximum of ``U_G`` over the axes of
     ``G``'s members in the ``(q,) * n`` tensor of profiles, so the whole check is vectorised.
     """
-    R = np.asarray(R, dtype=float)
+    R = real_array("R", R)
     if R.ndim != 2:
         raise ValueError(f"R must be a (q, m) relevance matrix, got shape {R.shape}")
     profiles = all_profiles(n, R.shape[0])  # (P, n)
@@ -117,6 +119,7 @@ def exposure_trap(K: int, epsilon: float) -> tuple[np.ndarray, np.ndarray, int]:
     Returns ``R`` ``(K + 2, K + 1)``, ``p`` ``(K + 1,)`` and ``n``.
     """
     K = check_int("K", K, minimum=1)
+    _check_size("K", (K + 2) * (K + 1))
     epsilon = check_real("epsilon", epsilon, low=0.0, high=1.0, low_open=True, high_open=True)
     R = np.vstack([np.eye(K + 1), np.full((1, K + 1), epsilon)])  # (K + 2, K + 1)
     return R, np.full(K + 1, 1.0 / (K + 1)), K + 1
@@ -159,12 +162,12 @@ def self_greedy(
     Ties go to the first choice in C order. ``max_sweeps``: the most repair sweeps (best
     response may cycle where no PNE exists); ``converged`` says whether the last one was quiet.
     """
-    R = np.asarray(R, dtype=float)
+    R = real_array("R", R)
     if R.ndim != 2:
         raise ValueError(f"R must be a (q, m) relevance matrix, got shape {R.shape}")
     n = check_int("n", n, minimum=1)
-    _, p, K, beta = check_game(np.zeros((n, R.shape[1])) + R[0], p, K, beta)
     labels = check_groups(groups, n)
+    _, p, K, beta = check_game(np.zeros((n, R.shape[1])) + R[0], p, K, beta)
     if reward not in REWARDS:
         raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
     max_sweeps = check_int("max_sweeps", max_sweeps, minimum=0)

@@ -26,9 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
 from icml25.creator_groups.game import (
     REWARDS,
+    _check_seed,
+    _check_size,
     _matching,
     _rewards,
     check_game,
@@ -84,8 +87,8 @@ def local_better_response(
     stops and ``patience`` larger than ``rounds`` keeps the step fixed); ``seed``: the group
     orders and the directions.
     """
-    S = np.asarray(S0, dtype=float)
-    X = np.asarray(X, dtype=float)
+    S = real_array("S0", S0)
+    X = real_array("X", X)
     batched = S.ndim == 3
     if S.ndim not in (2, 3) or X.ndim not in (2, S.ndim) or S.shape[-1] != X.shape[-1]:
         raise ValueError(
@@ -105,6 +108,8 @@ def local_better_response(
         raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
     eta = check_real("eta", eta, low=0.0, high=np.inf, low_open=True, high_open=True)
     rounds = check_int("rounds", rounds, minimum=0)
+    _check_size("rounds", (rounds + 1) * S.shape[0])
+    _check_seed(seed)
     tol = check_real("tol", tol, low=0.0, high=np.inf, high_open=True)
     eta_min = check_real("eta_min", eta_min, low=0.0, high=np.inf, high_open=True)
     patience = check_int("patience", patience, minimum=1)

@@ -22,23 +22,40 @@ at the boundary with ``t`` others for ``r`` remaining slots is shown with probab
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
 
 REWARDS = ("exposure", "engagement")
+MAX_FLOATS = 2**30  # an array of more numbers (8 GiB of float64) is refused as a size typo
+
+
+def _check_size(name: str, count: int) -> None:
+    """ValueError naming ``name`` when an array it sizes would hold more than 2**30 numbers."""
+    if count > MAX_FLOATS:
+        raise ValueError(f"{name} is too large: an array of {count} numbers (at most 2**30)")
+
+
+def _check_seed(seed) -> None:
+    """A seed for ``numpy.random.default_rng``: negative integers, strings and floats are
+    refused by name (sequences of integers, SeedSequences and Generators pass through)."""
+    if isinstance(seed, str | float | bool) or (isinstance(seed, numbers.Integral) and seed < 0):
+        raise ValueError(f"seed must be a non-negative integer (or a SeedSequence), got {seed!r}")
 
 
 def check_game(sigma, p, K: int, beta: float) -> tuple[np.ndarray, np.ndarray, int, float]:
     """Validate relevance ``sigma`` ``(..., n, m)``, weights ``p`` ``(m,)``, ``K``, ``beta``."""
-    sigma = np.asarray(sigma, dtype=float)
+    sigma = real_array("sigma", sigma)
     if sigma.ndim < 2 or 0 in sigma.shape[-2:] or not np.all(np.isfinite(sigma)):
         raise ValueError(
             f"sigma must be a finite array of shape (..., n, m) with n, m >= 1, got shape "
             f"{sigma.shape}"
         )
     n, m = sigma.shape[-2:]
-    p = np.asarray(p, dtype=float)
+    p = real_array("p", p, nonempty=False)
     if p.shape != (m,) or not np.all(np.isfinite(p)) or np.any(p < 0):
         raise ValueError(f"p must be {m} finite non-negative user weights, got {p!r}")
     K = check_int("K", K, minimum=1)
@@ -63,7 +80,8 @@ def top_k_matching(sigma, K: int, beta: float) -> tuple[np.ndarray, np.ndarray]:
         to 1), expected over uniform tie-breaking at the K-th place.
     value : (..., m) ``beta log sum_{T_K(j)} exp(sigma_ij / beta)``, user ``j``'s welfare.
     """
-    sigma, _, K, beta = check_game(sigma, np.ones(np.shape(sigma)[-1]), K, beta)
+    sigma = real_array("sigma", sigma)
+    sigma, _, K, beta = check_game(sigma, np.ones(sigma.shape[-1:]), K, beta)
     return _matching(sigma, K, beta)
 
 
@@ -122,6 +140,7 @@ def equal_groups(n: int, size: int) -> np.ndarray:
     """Labels ``(n,)`` of consecutive groups of ``size`` creators (the last one may be smaller);
     ``size = 1`` is the all-individual game, ``size = n`` one group of all creators."""
     n = check_int("n", n, minimum=1)
+    _check_size("n", n)
     size = check_int("size", size, minimum=1)
     if size > n:
         raise ValueError(f"size must be at most n = {n}, got {size}")
@@ -130,7 +149,9 @@ def equal_groups(n: int, size: int) -> np.ndarray:
 
 def group_utilities(rewards, groups) -> np.ndarray:
     """``U_G = sum_{i in G} u_i``: rewards ``(..., n)`` and labels ``(n,)`` to ``(..., G)``."""
-    rewards = np.asarray(rewards, dtype=float)
+    rewards = real_array("rewards", rewards)
+    if rewards.ndim < 1:
+        raise ValueError(f"rewards must have shape (..., n), got shape {rewards.shape}")
     labels = check_groups(groups, rewards.shape[-1])
     member = labels[:, None] == np.arange(labels.max() + 1)  # (n, G)
     return rewards @ member
@@ -140,6 +161,8 @@ def sample_sphere(count: int, d: int, seed) -> np.ndarray:
     """``count`` points uniform on the unit sphere ``S^{d-1}``: ``(count, d)``."""
     count = check_int("count", count, minimum=1)
     d = check_int("d", d, minimum=2)
+    _check_size("count", count * d)
+    _check_seed(seed)
     z = np.random.default_rng(seed).normal(size=(count, d))
     return z / np.linalg.norm(z, axis=1, keepdims=True)
 

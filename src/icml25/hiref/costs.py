@@ -80,12 +80,41 @@ def leaf_costs(Xl: np.ndarray, Yl: np.ndarray, valid: np.ndarray, cost: str) -> 
     return -2.0 * (Xc @ Yc.transpose(0, 2, 1))
 
 
+def _as_tensor(name: str, value) -> torch.Tensor:
+    """``torch.as_tensor(value)`` for a real numeric array (or tensor), else ValueError naming
+    ``name``: strings, objects, booleans, complex numbers and ragged lists are refused."""
+    if not isinstance(value, torch.Tensor):
+        try:
+            kind = np.asarray(value).dtype
+        except ValueError as err:  # ragged nested lists
+            raise ValueError(f"{name} must be a numeric array: {err}") from None
+        if kind.kind not in "iuf":
+            raise ValueError(f"{name} must be a numeric array, got dtype {kind}")
+    t = torch.as_tensor(value)
+    if t.dtype == torch.bool or t.is_complex():
+        raise ValueError(f"{name} must be a real numeric array, got dtype {t.dtype}")
+    return t
+
+
+def _check_finite(**tensors: torch.Tensor) -> None:
+    for name, t in tensors.items():
+        if not bool(torch.isfinite(t).all()):
+            raise ValueError(f"{name} must be finite: it holds NaN or inf")
+
+
 def sqeuclidean_factors(X, Y) -> tuple[torch.Tensor, torch.Tensor]:
     """Factors of the squared Euclidean cost, ``|x_i - y_j|^2 = A_i . B_j``.
 
-    ``A = [|x|^2, 1, -2x]`` and ``B = [1, |y|^2, y]``, of shape ``(..., m, d + 2)``.
+    ``A = [|x|^2, 1, -2x]`` and ``B = [1, |y|^2, y]``, of shape ``(..., m, d + 2)``. Clouds
+    of fewer than 2 dimensions, of different ``d``, or holding NaN or inf are refused.
     """
-    X, Y = torch.as_tensor(X), torch.as_tensor(Y)
+    X, Y = _as_tensor("X", X), _as_tensor("Y", Y)
+    for name, t in (("X", X), ("Y", Y)):
+        if t.ndim < 2:
+            raise ValueError(f"{name} must have shape (..., m, d), got shape {tuple(t.shape)}")
+    if X.shape[-1] != Y.shape[-1]:
+        raise ValueError(f"Y must have points of X's dimension {X.shape[-1]}, got {Y.shape[-1]}")
+    _check_finite(X=X, Y=Y)
     one_x = torch.ones_like(X[..., :1])
     one_y = torch.ones_like(Y[..., :1])
     A = torch.cat([(X * X).sum(-1, keepdim=True), one_x, -2.0 * X], dim=-1)  # (..., m, d + 2)
@@ -143,7 +172,10 @@ def euclidean_factors(X, Y, rank: int, mask=None) -> tuple[torch.Tensor, torch.T
     ``A B^T = (U V^T + V' U'^T) / 2`` with ``(U, V)`` the rank-``rank`` cross approximation of
     ``C(X, Y)`` and ``(U', V')`` that of ``C(Y, X)`` (``cross_approximation``). Shapes: X, Y
     (B, m, d) or (m, d); mask (B, m); returns A, B of shape (B, m, 2 rank) (or (m, 2 rank)).
+    Clouds holding NaN or inf are refused.
     """
+    X, Y = _as_tensor("X", X), _as_tensor("Y", Y)
+    _check_finite(X=X, Y=Y)
     U, V = cross_approximation(X, Y, rank, mask)  # C ~= U V^T
     Ut, Vt = cross_approximation(Y, X, rank, mask)  # C^T ~= Ut Vt^T
     return torch.cat([U, Vt], dim=-1) * 0.5, torch.cat([V, Ut], dim=-1)
@@ -209,6 +241,8 @@ def _check_factor_input(X, Y, rank, mask):
     if single:
         X, Y = X.unsqueeze(0), Y.unsqueeze(0)
     batch, m, _ = X.shape
+    if batch == 0 or m == 0:
+        raise ValueError(f"X must hold at least one point per block, got shape {tuple(X.shape)}")
     if mask is None:
         return X, Y, torch.ones(batch, m, dtype=torch.bool), single
     valid = torch.as_tensor(mask)

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml25.common.validate import check_int
+
 __all__ = ["DATASETS", "HIGHDIM", "sample", "GAUSSIAN_W2_SQUARED"]
 
 GAUSSIAN_MEAN = np.array([2.0, 0.0])
@@ -137,4 +139,5 @@ def sample(name: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"name must be one of {sorted(samplers)}, got {name!r}")
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
+    check_int("seed", seed, minimum=0)
     return samplers[name](int(n), np.random.default_rng(seed))

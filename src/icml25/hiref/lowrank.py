@@ -40,6 +40,7 @@ import numpy as np
 import torch
 
 from icml25.common.validate import check_int, check_real
+from icml25.hiref.costs import _as_tensor
 
 __all__ = ["lowrank_ot", "lowrank_cost"]
 
@@ -233,7 +234,7 @@ def check_solver_options(gamma, max_iter, min_iter, inner_iter, tol, seed) -> tu
 
 
 def _as_batch(name: str, value, ndim: int) -> tuple[torch.Tensor, bool]:
-    t = torch.as_tensor(value)
+    t = _as_tensor(name, value)
     if not (t.is_floating_point()):
         raise ValueError(f"{name} must be a floating-point array, got dtype {t.dtype}")
     if t.ndim == ndim:
@@ -268,12 +269,13 @@ def lowrank_ot(
 
     Parameters
     ----------
-    A, B : arrays ``(m, k)`` or ``(batch, m, k)``, factors of the cost ``C = A B^T``
+    A, B : arrays ``(m, k)`` or ``(batch, m, k)``, ``m, k >= 1``, factors of the cost ``C = A B^T``
         (``costs.sqeuclidean_factors(X, Y)`` for the squared Euclidean cost, exact;
         ``costs.euclidean_factors(X, Y, rank)`` for the Euclidean cost, approximate).
     rank : the rank ``r >= 1`` of the coupling (number of co-clusters).
     a, b : ``(m,)`` or ``(batch, m)`` marginals, uniform by default; a zero entry is a padding row.
-    g : ``(r,)`` or ``(batch, r)`` inner marginal, uniform ``1/r`` by default; sums like ``a``.
+    g : ``(r,)`` or ``(batch, r)`` inner marginal, positive, uniform ``1/r`` by default; sums
+        like ``a`` (whose total mass must be positive).
     gamma : mirror-descent step, relative to the gradient's spread.
     max_iter, min_iter, inner_iter, tol : outer iterations, the minimum before the stopping test
         on the relative change of the objective (each problem of a batch stops on its own),
@@ -296,9 +298,9 @@ def lowrank_ot(
     Bt = Bt.to(At.dtype)
     if not (torch.isfinite(At).all() and torch.isfinite(Bt).all()):
         raise ValueError("A and B must be finite")
-    batch, m, _ = At.shape
-    if m == 0:
-        raise ValueError("A must have at least one row")
+    batch, m, k = At.shape
+    if batch == 0 or m == 0 or k == 0:
+        raise ValueError(f"A must have at least one row and one column, got {tuple(At.shape)}")
     if isinstance(rank, bool) or not isinstance(rank, int | np.integer) or not 1 <= rank <= m:
         raise ValueError(f"rank must be an integer in [1, {m}], got {rank!r}")
     rank = int(rank)
@@ -306,6 +308,7 @@ def lowrank_ot(
     def marginal(name, value, size):
         if value is None:
             return torch.full((batch, size), 1.0 / size, dtype=At.dtype)
+        _as_tensor(name, value)
         t, _ = _as_batch(name, torch.as_tensor(value, dtype=At.dtype), 1)
         if t.shape[-1] != size or t.shape[0] not in (1, batch):
             raise ValueError(f"{name} must have length {size}, got shape {tuple(t.shape)}")
@@ -315,6 +318,10 @@ def lowrank_ot(
 
     at, bt, gt = marginal("a", a, m), marginal("b", b, m), marginal("g", g, rank)
     mass = at.sum(-1)
+    if not bool((mass > 0).all()):
+        raise ValueError("a must have a positive total mass")
+    if not bool((gt > 0).all()):
+        raise ValueError("g must be positive: a zero entry is an empty co-cluster")
     for name, t in (("b", bt), ("g", gt)):
         if not torch.allclose(t.sum(-1), mass, rtol=1e-4, atol=1e-6):
             raise ValueError(f"{name} must have the total mass of a")
@@ -360,13 +367,45 @@ def lowrank_ot(
     return (Q, R, info) if log else (Q, R)
 
 
+def _check_cost_input(At, Bt, Qt, Rt) -> None:
+    """Shapes and values of ``lowrank_cost``'s batched A, B (Bt, m, k) and Q, R (Bt, m, r)."""
+    if Bt.shape != At.shape:
+        raise ValueError(f"B must have the shape of A {tuple(At.shape)}, got {tuple(Bt.shape)}")
+    if 0 in At.shape:
+        raise ValueError(f"A must not be empty, got shape {tuple(At.shape)}")
+    if Qt.shape[:2] != At.shape[:2] or Rt.shape != Qt.shape:
+        raise ValueError(
+            f"Q and R must have shape (m, r) with the m = {At.shape[1]} rows of A, "
+            f"got {tuple(Qt.shape)} and {tuple(Rt.shape)}"
+        )
+    for name, t in (("A", At), ("B", Bt), ("Q", Qt), ("R", Rt)):
+        if not bool(torch.isfinite(t).all()):
+            raise ValueError(f"{name} must be finite: it holds NaN or inf")
+    for name, t in (("Q", Qt), ("R", Rt)):
+        if bool((t < 0).any()):
+            raise ValueError(f"{name} must be non-negative (a coupling factor)")
+
+
 def lowrank_cost(A, B, Q, R, g=None) -> float | np.ndarray:
-    """The LR objective ``<A B^T, Q diag(1/g) R^T>`` (the coupling's transport cost)."""
+    """The LR objective ``<A B^T, Q diag(1/g) R^T>`` (the coupling's transport cost).
+
+    A, B ``(m, k)`` and Q, R ``(m, r)`` (or all with a leading batch), finite, Q and R
+    non-negative; g ``(r,)`` positive (by default Q's column sums); else ValueError.
+    """
     At, single = _as_batch("A", A, 2)
     Bt, _ = _as_batch("B", B, 2)
+    _as_tensor("Q", Q)
+    _as_tensor("R", R)
     Qt, _ = _as_batch("Q", torch.as_tensor(Q, dtype=At.dtype), 2)
     Rt, _ = _as_batch("R", torch.as_tensor(R, dtype=At.dtype), 2)
+    _check_cost_input(At, Bt, Qt, Rt)
+    if g is not None:
+        _as_tensor("g", g)
     gt = Qt.sum(-2) if g is None else torch.as_tensor(g, dtype=At.dtype).expand(Qt.shape[0], -1)
+    if gt.shape != (Qt.shape[0], Qt.shape[2]):
+        raise ValueError(f"g must have length r = {Qt.shape[2]}, got shape {tuple(gt.shape)}")
+    if not bool(torch.isfinite(gt).all() and (gt > 0).all()):
+        raise ValueError("g must be finite and positive (the inner marginal)")
     cluster_major = [t.transpose(1, 2) for t in (At, Bt.to(At.dtype), Qt, Rt)]
     value = _objective(*cluster_major, gt).numpy()
     return float(value[0]) if single else value

@@ -35,7 +35,6 @@ from icml25.common.validate import check_int
 __all__ = ["rank_schedule", "min_partial_product_factorisation", "child_sizes"]
 
 
-@lru_cache(maxsize=4096)
 def min_partial_product_factorisation(
     m: int, max_depth: int, max_rank: int
 ) -> tuple[int, ...] | None:
@@ -43,8 +42,18 @@ def min_partial_product_factorisation(
     ``2 <= r_i <= max_rank``) with ``prod r_i = m`` minimising ``r_1 + r_1 r_2 + ... + r_1...r_k``;
     ``None`` if none exists.
 
-    Returned sorted ascending (the order the paper uses); ``()`` for ``m = 1``.
+    Returned sorted ascending (the order the paper uses); ``()`` for ``m = 1``. ``m``,
+    ``max_depth`` below 1 and ``max_rank`` below 2 are refused (ValueError).
     """
+    return _factorisation(
+        check_int("m", m, minimum=1),
+        check_int("max_depth", max_depth, minimum=1),
+        check_int("max_rank", max_rank, minimum=2),
+    )
+
+
+@lru_cache(maxsize=4096)
+def _factorisation(m: int, max_depth: int, max_rank: int) -> tuple[int, ...] | None:
     if m == 1:
         return ()
 
@@ -96,7 +105,7 @@ def rank_schedule(
     # (2) the paper's case: the base block divides n
     leaf = max(d for d in range(1, leaf_size + 1) if n % d == 0)
     if 2 * leaf >= leaf_size:
-        ranks = min_partial_product_factorisation(n // leaf, max_depth, max_rank)
+        ranks = _factorisation(n // leaf, max_depth, max_rank)
         if ranks is not None:
             return ranks, leaf
     # (3) any n: the smallest smooth number of leaves with leaves of at most leaf_size points
@@ -107,12 +116,23 @@ def rank_schedule(
         )
     total = -(-n // leaf_size)
     while True:
-        ranks = min_partial_product_factorisation(total, max_depth, max_rank)
+        ranks = _factorisation(total, max_depth, max_rank)
         if ranks is not None:
             return ranks, -(-n // total)
         total += 1
 
 
 def child_sizes(size: int, rank: int) -> list[int]:
-    """Sizes of the ``rank`` children of a block of ``size`` points: as equal as possible."""
+    """Sizes of the ``rank`` children of a block of ``size`` points: as equal as possible.
+
+    ``1 <= rank <= size`` (every child holds a point), else ValueError.
+    """
+    size = check_int("size", size, minimum=1)
+    rank = check_int("rank", rank, minimum=1)
+    if rank > size:
+        raise ValueError(f"rank must be at most size = {size} (one point per child), got {rank}")
+    return _child_sizes(size, rank)
+
+
+def _child_sizes(size: int, rank: int) -> list[int]:
     return [size // rank + (z < size % rank) for z in range(rank)]

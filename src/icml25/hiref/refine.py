@@ -24,7 +24,7 @@ from scipy.optimize import linear_sum_assignment
 
 from icml25.hiref.costs import factor_error, leaf_costs, symmetric_factors
 from icml25.hiref.lowrank import _objective, _solve, random_start
-from icml25.hiref.rank_schedule import child_sizes
+from icml25.hiref.rank_schedule import _child_sizes
 
 _LEAF_CHUNK_ENTRIES = 1 << 22  # leaf entries formed at once, costs or points (32 MB, float64)
 
@@ -190,7 +190,7 @@ def refine(problem: Problem, ix, iy, ranks, first_level=0, first_block=0, device
         blocks, width = ix.shape
         mask = ix >= 0  # (B, m)
         sizes = mask.sum(1)  # (B,)
-        caps = torch.tensor([child_sizes(int(s), r) for s in sizes.tolist()], device=ix.device)
+        caps = torch.tensor([_child_sizes(int(s), r) for s in sizes.tolist()], device=ix.device)
         A, Bf, mix = problem.level_factors(Xp, Yp, ix, iy, mask, sizes, level)
         k = A.shape[-1]
         maskf = mask.unsqueeze(-1).to(A.dtype)

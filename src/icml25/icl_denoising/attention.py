@@ -17,8 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
-from icml25.icl_denoising.tasks import Prompts
+from icml25.icl_denoising.tasks import Prompts, _check_size
 
 KINDS = ("linear", "softmax")
 
@@ -33,8 +34,34 @@ def attend(
 ) -> torch.Tensor:
     """The attention output at the query token, torch (differentiable).
 
-    Shapes: context (B, L, n), query (B, n), W_KQ and W_PV (n, n) -> (B, n).
+    Shapes: context (B, L, n), query (B, n), W_KQ and W_PV (n, n) -> (B, n). Tensors of other
+    shapes, empty or holding NaN or inf, and an unknown ``kind`` are refused.
     """
+    _check_kind(kind)
+    tensors = {"context": context, "query": query, "W_KQ": W_KQ, "W_PV": W_PV}
+    for name, t in tensors.items():
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    _check_shapes(*(tuple(t.shape) for t in tensors.values()))
+    for name, t in tensors.items():
+        if not bool(torch.isfinite(t).all()):
+            raise ValueError(f"{name} must be finite: it holds NaN or inf")
+    return _attend(context, query, W_KQ, W_PV, kind)
+
+
+def _check_shapes(context, query, W_KQ, W_PV) -> None:
+    """The shapes of context (B, L, n), query (B, n), W_KQ and W_PV (n, n), all non-empty."""
+    if len(context) != 3 or 0 in context:
+        raise ValueError(f"context must have shape (B, L, n), non-empty, got {context}")
+    B, _, n = context
+    if query != (B, n):
+        raise ValueError(f"query must have shape ({B}, {n}) like context, got {query}")
+    for name, shape in (("W_KQ", W_KQ), ("W_PV", W_PV)):
+        if shape != (n, n):
+            raise ValueError(f"{name} must be ({n}, {n}), got {shape}")
+
+
+def _attend(context, query, W_KQ, W_PV, kind: str) -> torch.Tensor:
     keys = query @ W_KQ.T  # (B, n): W_KQ x~
     if kind == "linear":
         second = torch.einsum("bln,blm->bnm", context, context) / context.shape[1]  # (B, n, n)
@@ -46,19 +73,14 @@ def attend(
 def attention_denoise(
     context: np.ndarray, query: np.ndarray, W_KQ: np.ndarray, W_PV: np.ndarray, kind: str
 ) -> np.ndarray:
-    """:func:`attend` on numpy arrays (float64). context (B, L, n), query (B, n) -> (B, n)."""
+    """:func:`attend` on numpy arrays (float64). context (B, L, n), query (B, n) -> (B, n).
+
+    Arrays that are not numeric, empty, of other shapes or holding NaN or inf are refused."""
     _check_kind(kind)
-    context, query = np.asarray(context, dtype=float), np.asarray(query, dtype=float)
-    W_KQ, W_PV = np.asarray(W_KQ, dtype=float), np.asarray(W_PV, dtype=float)
-    if context.ndim != 3 or query.shape != (context.shape[0], context.shape[2]):
-        raise ValueError(
-            f"context must be (B, L, n) and query (B, n), got {context.shape} and {query.shape}"
-        )
-    n = context.shape[2]
-    for name, W in (("W_KQ", W_KQ), ("W_PV", W_PV)):
-        if W.shape != (n, n):
-            raise ValueError(f"{name} must be ({n}, {n}), got {W.shape}")
-    out = attend(*(torch.from_numpy(a) for a in (context, query, W_KQ, W_PV)), kind)
+    context, query = real_array("context", context), real_array("query", query)
+    W_KQ, W_PV = real_array("W_KQ", W_KQ), real_array("W_PV", W_PV)
+    _check_shapes(context.shape, query.shape, W_KQ.shape, W_PV.shape)
+    out = _attend(*(torch.from_numpy(a) for a in (context, query, W_KQ, W_PV)), kind)
     return out.numpy()
 
 
@@ -77,6 +99,8 @@ class TrainingRun:
 def init_weights(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """``W_KQ``, ``W_PV`` with i.i.d. entries ``U[-1/sqrt(n), 1/sqrt(n)]`` (the official code)."""
     check_int("n", n, minimum=1)
+    _check_size("n", n * n)
+    check_int("seed", seed, minimum=0)
     rng = np.random.default_rng(seed)
     bound = 1.0 / np.sqrt(n)
     return rng.uniform(-bound, bound, (n, n)), rng.uniform(-bound, bound, (n, n))
@@ -118,7 +142,7 @@ def train_attention(
     gen = torch.Generator().manual_seed(seed)
 
     def mse(context, query, target) -> torch.Tensor:
-        return torch.mean((attend(context, query, W[0], W[1], kind) - target) ** 2)
+        return torch.mean((_attend(context, query, W[0], W[1], kind) - target) ** 2)
 
     losses = {name: [] for name in data}
 
@@ -147,7 +171,7 @@ def train_attention(
 def scalar_weights(W: np.ndarray) -> tuple[float, float]:
     """``W ~ c I``: the scalar ``c = mean(diag W)`` and the off-diagonal ratio
     ``mean |W_ij| (i != j) / |mean(diag W)|`` (0 for an exact scaled identity)."""
-    W = np.asarray(W, dtype=float)
+    W = real_array("W", W)
     if W.ndim != 2 or W.shape[0] != W.shape[1] or W.shape[0] < 2:
         raise ValueError(f"W must be a square matrix of size >= 2, got shape {W.shape}")
     c = float(np.mean(np.diag(W)))

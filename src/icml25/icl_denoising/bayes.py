@@ -10,10 +10,16 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ive, softmax
 
-from icml25.common.validate import check_real
+from icml25.common.arrays import real_array
+from icml25.common.validate import check_int, check_real
 
 
-def _check_query(query: np.ndarray, other: np.ndarray, other_name: str, axis: int) -> None:
+def _check_query(query, other, other_name: str, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """``query`` (B, n) and ``other`` (B, ...) as arrays (not copied), numeric, non-empty and
+    finite, with the same ``B`` and ``n`` on ``axis`` of ``other``, or ValueError."""
+    real_array("query", query)
+    real_array(other_name, other)
+    query, other = np.asarray(query), np.asarray(other)
     if query.ndim != 2 or other.ndim != 3 or other.shape[0] != query.shape[0]:
         raise ValueError(
             f"query must be (B, n) and {other_name} (B, ...) with the same B, "
@@ -23,6 +29,7 @@ def _check_query(query: np.ndarray, other: np.ndarray, other_name: str, axis: in
         raise ValueError(
             f"{other_name} must have n = {query.shape[1]} on axis {axis}, got {other.shape}"
         )
+    return query, other
 
 
 def _positive(name: str, value: float, *, zero_ok: bool = False) -> float:
@@ -34,7 +41,7 @@ def bayes_linear(
 ) -> np.ndarray:
     """Linear subspace: ``E[x | x~] = sigma_0^2 / (sigma_0^2 + sigma_Z^2) P x~`` with
     ``P = U U^T`` the projection on the subspace. Shapes: query (B, n), basis (B, n, d)."""
-    _check_query(query, basis, "basis", 1)
+    query, basis = _check_query(query, basis, "basis", 1)
     s0, sz = _positive("sigma_0_sq", sigma_0_sq), _positive("sigma_z_sq", sigma_z_sq)
     coords = np.einsum("bnd,bn->bd", basis, query)  # (B, d)
     return s0 / (s0 + sz) * np.einsum("bnd,bd->bn", basis, coords)
@@ -42,7 +49,11 @@ def bayes_linear(
 
 def bayes_linear_risk(n: int, d: int, sigma_0_sq: float, sigma_z_sq: float) -> float:
     """The linear task's Bayes risk per coordinate, ``d sigma_0^2 sigma_Z^2 / ((sigma_0^2 +
-    sigma_Z^2) n)`` (the posterior covariance's trace over ``n``)."""
+    sigma_Z^2) n)`` (the posterior covariance's trace over ``n``); ``1 <= d <= n``."""
+    check_int("n", n, minimum=1)
+    check_int("d", d, minimum=1)
+    if d > n:
+        raise ValueError(f"d must be <= n = {n} (a subspace of R^n), got {d}")
     s0, sz = _positive("sigma_0_sq", sigma_0_sq), _positive("sigma_z_sq", sigma_z_sq)
     return d * s0 * sz / ((s0 + sz) * n)
 
@@ -50,8 +61,11 @@ def bayes_linear_risk(n: int, d: int, sigma_0_sq: float, sigma_z_sq: float) -> f
 def vmf_mean_ratio(m: int, kappa: np.ndarray) -> np.ndarray:
     """Mean resultant length of the von Mises-Fisher law on the unit sphere of ``R^m``,
     ``A_m(kappa) = I_{m/2}(kappa) / I_{m/2 - 1}(kappa)`` (exponentially scaled Bessel functions,
-    stable for large ``kappa``)."""
-    kappa = np.asarray(kappa, dtype=float)
+    stable for large ``kappa``). ``m >= 1``; ``kappa`` finite and non-negative."""
+    check_int("m", m, minimum=1)
+    kappa = real_array("kappa", kappa)
+    if kappa.min() < 0:
+        raise ValueError(f"kappa must be non-negative (a concentration), got {kappa.min()}")
     return ive(m / 2, kappa) / ive(m / 2 - 1, kappa)
 
 
@@ -64,7 +78,7 @@ def bayes_sphere(
     ``E[x | x~] = [I_{(d+1)/2}(kappa) / I_{(d-1)/2}(kappa)] R x~_par / |x~_par|``
     (the paper's equation; the official code's baseline uses orders ``d - 1/2``, ``d - 3/2``).
     Shapes: query (B, n), basis (B, n, d+1)."""
-    _check_query(query, basis, "basis", 1)
+    query, basis = _check_query(query, basis, "basis", 1)
     R, sz = _positive("radius", radius), _positive("sigma_z_sq", sigma_z_sq)
     coords = np.einsum("bnm,bn->bm", basis, query)  # (B, m), x~_par in the subspace
     norm = np.linalg.norm(coords, axis=1, keepdims=True)  # (B, 1)
@@ -84,11 +98,11 @@ def bayes_gmm(
     with ``v = sigma_0^2 + sigma_Z^2``, ``s = sigma_0^2 / v``; for equal-norm centres the
     ``|mu_a|^2`` term cancels and this is the paper's formula. Shapes: query (B, n), centers
     (B, K, n), weights (K,) or (B, K), default ``1/K``."""
-    _check_query(query, centers, "centers", 2)
+    query, centers = _check_query(query, centers, "centers", 2)
     s0 = _positive("sigma_0_sq", sigma_0_sq, zero_ok=True)
     sz = _positive("sigma_z_sq", sigma_z_sq)
     K = centers.shape[1]
-    w = np.full(K, 1.0 / K) if weights is None else np.asarray(weights, dtype=float)
+    w = np.full(K, 1.0 / K) if weights is None else real_array("weights", weights)
     if w.shape not in ((K,), (query.shape[0], K)) or np.any(w <= 0):
         raise ValueError(f"weights must be positive with shape ({K},) or (B, {K}), got {w.shape}")
     v = s0 + sz

@@ -15,14 +15,18 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp, softmax
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
+from icml25.icl_denoising.tasks import _check_size
 
 
-def _check(state: np.ndarray, context: np.ndarray, alpha: float, beta: float):
-    state, context = np.asarray(state, dtype=float), np.asarray(context, dtype=float)
+def _check(state, context, alpha: float, beta: float, name: str = "state"):
+    """``state`` (B, n) and ``context`` (B, L, n) as non-empty finite float64 arrays, and the
+    positive ``alpha``, ``beta``, or ValueError naming the argument."""
+    state, context = real_array(name, state), real_array("context", context)
     if context.ndim != 3 or state.shape != (context.shape[0], context.shape[2]):
         raise ValueError(
-            f"context must be (B, L, n) and state (B, n), got {context.shape} and {state.shape}"
+            f"context must be (B, L, n) and {name} (B, n), got {context.shape} and {state.shape}"
         )
     alpha = check_real("alpha", alpha, low=0.0, high=np.inf, low_open=True, high_open=True)
     beta = check_real("beta", beta, low=0.0, high=np.inf, low_open=True, high_open=True)
@@ -39,6 +43,10 @@ def dam_energy(state: np.ndarray, context: np.ndarray, alpha: float, beta: float
 def dam_gradient(state: np.ndarray, context: np.ndarray, alpha: float, beta: float) -> np.ndarray:
     """``grad E(s) = s / alpha - X softmax(beta X^T s)``. Shapes: (B, n), (B, L, n) -> (B, n)."""
     s, X, alpha, beta = _check(state, context, alpha, beta)
+    return _gradient(s, X, alpha, beta)
+
+
+def _gradient(s: np.ndarray, X: np.ndarray, alpha: float, beta: float) -> np.ndarray:
     weights = softmax(beta * np.einsum("bln,bn->bl", X, s), axis=1)  # (B, L)
     return s / alpha - np.einsum("bl,bln->bn", weights, X)
 
@@ -53,11 +61,12 @@ def dam_descent(
 ) -> np.ndarray:
     """Gradient descent on ``E`` from ``s(0) = x~``: the states ``s(0), ..., s(steps)``,
     shape (steps + 1, B, n). ``step_size`` defaults to ``gamma = alpha`` (the attention step)."""
-    s, X, alpha, beta = _check(query, context, alpha, beta)
+    s, X, alpha, beta = _check(query, context, alpha, beta, "query")
     check_int("steps", steps, minimum=0)
+    _check_size("steps", (steps + 1) * s.size)
     gamma = alpha if step_size is None else step_size
     check_real("step_size", gamma, low=0.0, high=np.inf, low_open=True, high_open=True)
     states = [s]
     for _ in range(steps):  # a loop over steps, not data: each step is one vectorised update
-        states.append(states[-1] - gamma * dam_gradient(states[-1], X, alpha, beta))
+        states.append(states[-1] - gamma * _gradient(states[-1], X, alpha, beta))
     return np.stack(states)

@@ -19,7 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
+
+MAX_FLOATS = 2**30  # an array of more float64s (8 GiB) is refused as a size typo
 
 
 @dataclass(frozen=True)
@@ -58,17 +61,43 @@ class Prompts:
             self.centers.ndim != 3 or self.centers.shape[0] != B or self.centers.shape[2] != n
         ):
             raise ValueError(f"centers must have shape ({B}, K, {n}), got {self.centers.shape}")
+        for name in ("basis", "centers"):
+            if getattr(self, name) is not None:
+                real_array(name, getattr(self, name))
 
 
-def _check_common(prompts: int, context_len: int, n: int, sigma_z_sq: float) -> None:
+def _check_size(name: str, floats: int) -> None:
+    """ValueError naming ``name`` when an array it sizes would hold more than 2**30 floats."""
+    if floats > MAX_FLOATS:
+        raise ValueError(f"{name} is too large: an array of {floats} floats (at most 2**30)")
+
+
+def _check_seed(seed) -> None:
+    if not isinstance(seed, np.random.Generator):
+        check_int("seed", seed, minimum=0)
+
+
+def _check_common(prompts: int, context_len: int, n: int, sigma_z_sq: float, seed) -> None:
     check_int("prompts", prompts, minimum=1)
     check_int("context_len", context_len, minimum=1)
     check_int("n", n, minimum=1)
     check_real("sigma_z_sq", sigma_z_sq, low=0.0, high=np.inf, low_open=True, high_open=True)
+    _check_size("prompts", prompts * (context_len + 1) * n)
+    _check_seed(seed)
 
 
 def random_bases(prompts: int, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
-    """``prompts`` Haar-random orthonormal ``n x k`` bases (QR of Gaussian matrices), (B, n, k)."""
+    """``prompts`` Haar-random orthonormal ``n x k`` bases (QR of Gaussian matrices), (B, n, k).
+
+    ``1 <= k <= n`` and ``rng`` a ``numpy.random.Generator``, else ValueError (TypeError)."""
+    check_int("prompts", prompts, minimum=1)
+    check_int("n", n, minimum=1)
+    check_int("k", k, minimum=1)
+    if k > n:
+        raise ValueError(f"k must be <= n = {n} (k orthonormal columns in R^n), got {k}")
+    _check_size("prompts", prompts * n * k)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     q, r = np.linalg.qr(rng.standard_normal((prompts, n, k)))
     return q * np.sign(np.diagonal(r, axis1=1, axis2=2))[:, None, :]  # sign fix: Haar measure
 
@@ -92,7 +121,7 @@ def linear_prompts(
     seed: int | np.random.Generator,
 ) -> Prompts:
     """Linear-subspace task: tokens ``U c``, ``c ~ N(0, sigma_0^2 I_d)``, a new ``U`` per prompt."""
-    _check_common(prompts, context_len, n, sigma_z_sq)
+    _check_common(prompts, context_len, n, sigma_z_sq, seed)
     check_int("d", d, minimum=1)
     if d > n:
         raise ValueError(f"d must be <= n = {n}, got {d}")
@@ -115,7 +144,7 @@ def sphere_prompts(
 ) -> Prompts:
     """Sphere task: tokens uniform on the ``d``-sphere of radius ``R`` in a random ``d + 1``-dim
     subspace of ``R^n``."""
-    _check_common(prompts, context_len, n, sigma_z_sq)
+    _check_common(prompts, context_len, n, sigma_z_sq, seed)
     check_int("d", d, minimum=1)
     if d + 1 > n:
         raise ValueError(f"d must be <= n - 1 = {n - 1} (the sphere spans d + 1 dims), got {d}")
@@ -139,8 +168,9 @@ def gmm_prompts(
 ) -> Prompts:
     """Gaussian-mixture task: ``K = components`` unit-norm centres per prompt, equal weights,
     isotropic variance ``sigma_0^2``."""
-    _check_common(prompts, context_len, n, sigma_z_sq)
+    _check_common(prompts, context_len, n, sigma_z_sq, seed)
     check_int("components", components, minimum=1)
+    _check_size("components", prompts * components * n)
     check_real("sigma_0_sq", sigma_0_sq, low=0.0, high=np.inf, high_open=True)
     rng = np.random.default_rng(seed)
     mu = rng.standard_normal((prompts, components, n))

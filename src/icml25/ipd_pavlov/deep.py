@@ -43,7 +43,11 @@ from collections import deque
 import numpy as np
 import torch
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
+from icml25.ipd_pavlov.qlearning import _check_size
+
+DRAW_LIMIT = 10**9  # numpy's multivariate hypergeometric draw needs fewer transitions in all
 
 DQN_PAYOFFS = np.array([[-2.0, 1.0], [-3.0, 0.0]])  # r[a_self, a_other], D = 0, C = 1
 START = 4  # the state before the first play: the zero input vector
@@ -137,13 +141,20 @@ def deep_self_play(
     games = check_int("games", games, minimum=1)
     hidden = check_int("hidden", hidden, minimum=1)
     capacity = check_int("capacity", capacity, minimum=2 * games)
+    _check_size("iterations", 4 * iterations)
+    _check_size("hidden", 4 * hidden)
+    if min(capacity, games * (pretrain_iterations + 2 * iterations)) >= DRAW_LIMIT:
+        raise ValueError(
+            f"games is too large: the replay buffer would hold {DRAW_LIMIT} transitions or "
+            f"more (games x iterations, at most capacity), which numpy's draw refuses"
+        )
     lr = check_real("lr", lr, low=0.0, high=math.inf, low_open=True, high_open=True)
     tau = check_real("tau", tau, low=0.0, high=1.0, low_open=True)
     gamma = check_real("gamma", gamma, low=0.0, high=1.0, high_open=True)
     eps_start = check_real("eps_start", eps_start, low=0.0, high=0.5)
     eps_end = check_real("eps_end", eps_end, low=0.0, high=0.5)
     eps_decay = check_real("eps_decay", eps_decay, low=0.0, high=math.inf, low_open=True)
-    payoff = DQN_PAYOFFS if payoff is None else np.asarray(payoff, dtype=float)
+    payoff = DQN_PAYOFFS if payoff is None else real_array("payoff", payoff)
     if payoff.shape != (2, 2) or not np.all(np.isfinite(payoff)):
         raise ValueError(f"payoff must be a finite array of shape (2, 2), got shape {payoff.shape}")
     seed = check_int("seed", seed, minimum=0)

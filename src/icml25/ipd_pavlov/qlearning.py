@@ -30,7 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
+
+MAX_FLOATS = 2**30  # an array of more float64s (8 GiB) is refused as a size typo
 
 STATES = ("DD", "DC", "CD", "CC")
 ACTIONS = ("D", "C")
@@ -118,11 +121,15 @@ def self_play(
     r = payoffs(g).ravel()  # (4,), index 2 a1 + a2
     if q0 is None:
         q0 = initial_q(g, gamma)
-    q0 = np.asarray(q0, dtype=float)
+    q0 = real_array("q0", q0)
     if q0.shape != (4, 2) or not np.all(np.isfinite(q0)):
         raise ValueError(f"q0 must be a finite array of shape (4, 2), got shape {q0.shape}")
+    _check_size("runs", 8 * runs)
     if record_every is not None:
         record_every = check_int("record_every", record_every, minimum=1)
+        _check_size("record_every", 8 * runs * (steps // record_every + 1), "the recorded tables")
+    if not isinstance(seed, np.random.Generator):
+        check_int("seed", seed, minimum=0)
     rng = np.random.default_rng(seed)
 
     q = np.tile(q0.ravel(), runs)  # (runs * 8,), flat index 8 run + 2 s + a
@@ -170,6 +177,43 @@ def self_play(
     return q, trajectory
 
 
+def _check_size(name: str, floats: int, what: str = "an array") -> None:
+    """ValueError naming ``name`` when an array it sizes would hold more than 2**30 floats."""
+    if floats > MAX_FLOATS:
+        raise ValueError(f"{name} is too large: {what} would hold {floats} floats (at most 2**30)")
+
+
+def _check_word(name: str, word) -> None:
+    """A greedy policy: 4 letters C or D, one per state DD, DC, CD, CC."""
+    if not isinstance(word, str) or len(word) != 4 or not set(word) <= set(ACTIONS):
+        raise ValueError(
+            f"{name} must be a policy of 4 letters C or D such as 'CDDC', got {word!r}"
+        )
+
+
+def _check_trajectory(trajectory: dict, steps: int | None = None) -> None:
+    """``trajectory`` as ``self_play(..., record_every=k)`` returns it and, given ``steps``, a
+    number of steps that the run it records can have had."""
+    if not isinstance(trajectory, dict):
+        raise TypeError(
+            f"trajectory must be the dict of self_play(..., record_every=k), got "
+            f"{type(trajectory).__name__}"
+        )
+    missing = sorted({"step", "policy_path", "path_step"} - trajectory.keys())
+    if missing:
+        raise ValueError(f"trajectory must hold the keys of self_play's trajectory: {missing}")
+    if steps is None:
+        return
+    recorded = np.asarray(trajectory["step"])
+    low = max([int(recorded[-1])] + [int(began[-1]) for began in trajectory["path_step"]])
+    high = low + int(recorded[1] - recorded[0]) - 1 if recorded.size > 1 else None
+    if steps < low or (high is not None and steps > high):
+        raise ValueError(
+            f"steps must be the run's number of steps, in [{low}, {high}] for this trajectory, "
+            f"got {steps}"
+        )
+
+
 def _policy_code(q0: np.ndarray) -> int:
     """The greedy policy of one table as 4 bits, bit s set iff C is strictly better in state s."""
     return int(sum(1 << s for s in range(4) if q0[s, 1] > q0[s, 0]))
@@ -202,6 +246,8 @@ def time_in_policy(trajectory: dict, word: str, steps: int, start: int = 0) -> n
     start = check_int("start", start, minimum=0)
     if start >= steps:
         raise ValueError(f"start must be < steps = {steps}, got {start}")
+    _check_trajectory(trajectory, steps)
+    _check_word("word", word)
     shares = []
     for path, began in zip(trajectory["policy_path"], trajectory["path_step"], strict=True):
         ends = np.append(began[1:], steps + 1)  # policy i holds for steps began[i] .. ends[i]-1
@@ -214,6 +260,9 @@ def count_switches(trajectory: dict, first: str, second: str, start: int = 0) ->
     """Per run, how many times its greedy policy moved directly between ``first`` and ``second``
     (either way) after step ``start``. ``trajectory`` as in ``time_in_policy``; shape (runs,)."""
     start = check_int("start", start, minimum=0)
+    _check_trajectory(trajectory)
+    _check_word("first", first)
+    _check_word("second", second)
     pairs = {(first, second), (second, first)}
     counts = []
     for path, began in zip(trajectory["policy_path"], trajectory["path_step"], strict=True):
@@ -228,7 +277,7 @@ def policy(q: np.ndarray):
     ``q`` of shape (4, 2) gives a str; shape (..., 4, 2) gives an array of str of shape (...).
     Ties go to D, as in play. Pavlov is ``'CDDC'``, always-defect ``'DDDD'``, lose-shift ``'CDDD'``.
     """
-    q = np.asarray(q, dtype=float)
+    q = real_array("q", q)
     if q.ndim < 2 or q.shape[-2:] != (4, 2):
         raise ValueError(f"q must have shape (..., 4, 2), got {q.shape}")
     cooperate = q[..., 1] > q[..., 0]  # (..., 4)

@@ -31,7 +31,7 @@ from scipy.special import log_softmax
 
 from icml25.common.validate import check_int, check_real
 from icml25.mlc_rcn.data import check_features
-from icml25.mlc_rcn.noise import check_labels, check_noise_matrix
+from icml25.mlc_rcn.noise import _as_float_array, check_labels, check_noise_matrix
 
 CORRECTIONS = ("forward", "backward", "none")
 
@@ -46,7 +46,36 @@ class CorrectionFit:
 
 
 def corrected_loss(W, X, y_noisy, H, correction: str = "forward", l2: float = 0.0):
-    """Loss and gradient of one correction at ``W`` (k, d): returns ``(float, (k, d))``."""
+    """Loss and gradient of one correction at ``W`` (k, d): returns ``(float, (k, d))``.
+
+    Shapes: ``X`` (n, d), ``y_noisy`` (n,) in ``0..k-1``, ``H`` (k, k) row-stochastic (invertible
+    for ``"backward"``); anything else is refused with a ValueError naming the argument."""
+    _check_correction(correction)
+    H = check_noise_matrix(H)
+    X = check_features(X)
+    k, d = H.shape[0], X.shape[1]
+    y_noisy = check_labels("y_noisy", y_noisy, k, n=X.shape[0])
+    W = _as_float_array("W", W)
+    if W.shape != (k, d):
+        raise ValueError(f"W must have shape ({k}, {d}) to match H and X, got {W.shape}")
+    if not np.all(np.isfinite(W)):
+        raise ValueError("W must be finite")
+    l2 = check_real("l2", l2, low=0.0, high=np.inf)
+    _check_invertible(H, correction)
+    return _corrected_loss(W, X, y_noisy, H, correction, l2)
+
+
+def _check_correction(correction) -> None:
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+
+
+def _check_invertible(H: np.ndarray, correction: str) -> None:
+    if correction == "backward" and abs(np.linalg.det(H)) < 1e-10:
+        raise ValueError("H must be invertible for the backward correction")
+
+
+def _corrected_loss(W, X, y_noisy, H, correction, l2):
     W = np.asarray(W, dtype=float)
     n = X.shape[0]
     logp = log_softmax(X @ W.T, axis=1)  # (n, k)
@@ -82,22 +111,20 @@ def fit_loss_correction(
     ``seed`` draws the small random start ``W_0 ~ N(0, 0.01^2)``. Warns if L-BFGS stops before
     convergence. The classifier is ``argmax(X @ W.T)`` (:func:`~icml25.mlc_rcn.linear_classifier`).
     """
-    if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+    _check_correction(correction)
     H = check_noise_matrix(H)
     X = check_features(X)
     k, d = H.shape[0], X.shape[1]
     y_noisy = check_labels("y_noisy", y_noisy, k, n=X.shape[0])
     l2 = check_real("l2", l2, low=0.0, high=np.inf, high_open=True)
     max_iter = check_int("max_iter", max_iter, minimum=1)
-    if correction == "backward" and abs(np.linalg.det(H)) < 1e-10:
-        raise ValueError("H must be invertible for the backward correction")
+    _check_invertible(H, correction)
     if correction == "backward" and l2 == 0.0:
         raise ValueError("l2 must be > 0 for the backward correction (unbounded below otherwise)")
     W0 = 0.01 * np.random.default_rng(seed).standard_normal((k, d))
 
     def fun(w):
-        loss, grad = corrected_loss(w.reshape(k, d), X, y_noisy, H, correction, l2)
+        loss, grad = _corrected_loss(w.reshape(k, d), X, y_noisy, H, correction, l2)
         return loss, grad.ravel()
 
     res = minimize(fun, W0.ravel(), jac=True, method="L-BFGS-B", options={"maxiter": max_iter})

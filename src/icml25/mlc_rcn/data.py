@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from icml25.common.validate import check_int
-from icml25.mlc_rcn.noise import apply_rcn, check_noise_matrix
+from icml25.common.validate import check_int, check_real
+from icml25.mlc_rcn.noise import _as_float_array, _check_size, apply_rcn, check_noise_matrix
 
 MARGINALS = ("gaussian", "skewed")
 
 
 def check_features(X, d: int | None = None) -> np.ndarray:
     """``X`` as a finite float ``(n, d)`` array with ``n >= 1``, or ValueError."""
-    X = np.asarray(X, dtype=float)
+    X = _as_float_array("X", X)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
         raise ValueError(f"X must be a non-empty (n, d) array, got shape {X.shape}")
     if d is not None and X.shape[1] != d:
@@ -38,7 +38,7 @@ def check_features(X, d: int | None = None) -> np.ndarray:
 
 def check_weights(W) -> np.ndarray:
     """``W`` as a finite float ``(k, d)`` array with ``k >= 2``, or ValueError."""
-    W = np.asarray(W, dtype=float)
+    W = _as_float_array("W", W)
     if W.ndim != 2 or W.shape[0] < 2 or W.shape[1] < 1:
         raise ValueError(f"W must be a (k, d) array with k >= 2, got shape {W.shape}")
     if not np.all(np.isfinite(W)):
@@ -58,6 +58,7 @@ def sample_marginal(n: int, d: int, seed, marginal: str = "gaussian") -> np.ndar
     """``n`` inputs in ``R^d`` (last coordinate 1) from ``"gaussian"`` or ``"skewed"``."""
     n = check_int("n", n, minimum=1)
     d = check_int("d", d, minimum=3)
+    _check_size("n * d", n * d)
     if marginal not in MARGINALS:
         raise ValueError(f"marginal must be one of {MARGINALS}, got {marginal!r}")
     rng = np.random.default_rng(seed)
@@ -75,6 +76,8 @@ def random_classifier(k: int, d: int, seed, offset_scale: float = 0.5) -> np.nda
     ``d - 1`` coordinates, offsets ``N(0, offset_scale^2)`` on the constant coordinate."""
     k = check_int("k", k, minimum=2)
     d = check_int("d", d, minimum=3)
+    _check_size("k * d", k * d)
+    check_real("offset_scale", offset_scale, low=-np.inf, high=np.inf, low_open=True)
     rng = np.random.default_rng(seed)
     W = rng.standard_normal((k, d))
     W[:, -1] *= offset_scale

@@ -21,10 +21,30 @@ import numpy as np
 
 from icml25.common.validate import check_int, check_real
 
+MAX_FLOATS = 2**30  # an array of more float64s (8 GiB) is refused as a size typo
+
+
+def _check_size(name: str, floats: int) -> None:
+    """ValueError naming ``name`` when an array it sizes would hold more than 2**30 floats."""
+    if floats > MAX_FLOATS:
+        raise ValueError(f"{name} is too large: an array of {floats} floats (at most 2**30)")
+
+
+def _as_float_array(name: str, value) -> np.ndarray:
+    """``value`` as a float array, or ValueError naming ``name`` when it is ragged or not numeric
+    (strings, objects)."""
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a numeric array, got a ragged sequence") from None
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be a numeric array, got dtype {array.dtype}")
+    return np.asarray(array, dtype=float)
+
 
 def check_noise_matrix(H) -> np.ndarray:
     """``H`` as a float ``(k, k)`` row-stochastic matrix with ``k >= 2``, or ValueError."""
-    H = np.asarray(H, dtype=float)
+    H = _as_float_array("H", H)
     if H.ndim != 2 or H.shape[0] != H.shape[1] or H.shape[0] < 2:
         raise ValueError(f"H must be a square (k, k) matrix with k >= 2, got shape {H.shape}")
     if not np.all(np.isfinite(H)) or np.any(H < 0) or not np.allclose(H.sum(axis=1), 1.0):
@@ -33,12 +53,17 @@ def check_noise_matrix(H) -> np.ndarray:
 
 
 def check_labels(name: str, y, k: int, n: int | None = None) -> np.ndarray:
-    """``y`` as an int array of labels in ``{0, ..., k-1}`` (length ``n`` if given)."""
-    y = np.asarray(y)
+    """``y`` as a non-empty int array of labels in ``{0, ..., k-1}`` (length ``n`` if given)."""
+    try:
+        y = np.asarray(y)
+    except ValueError:
+        raise ValueError(f"{name} must be a 1-d integer array, got a ragged sequence") from None
     if y.ndim != 1 or (y.size and not np.issubdtype(y.dtype, np.integer)):
         raise ValueError(
             f"{name} must be a 1-d integer array, got dtype {y.dtype}, shape {y.shape}"
         )
+    if y.size == 0:
+        raise ValueError(f"{name} must not be empty")
     if n is not None and y.shape[0] != n:
         raise ValueError(f"{name} must have length {n}, got {y.shape[0]}")
     if y.size and (y.min() < 0 or y.max() >= k):
@@ -60,6 +85,7 @@ def symmetric_noise_matrix(k: int, eta: float) -> np.ndarray:
     ``1 - eta`` and otherwise replaced by one of the ``k - 1`` others uniformly; separation
     ``1 - eta k / (k - 1)``. Shape ``(k, k)``."""
     k = check_int("k", k, minimum=2)
+    _check_size("k", k * k)
     eta = check_real("eta", eta, low=0.0, high=1.0)
     return (1.0 - eta) * np.eye(k) + eta / (k - 1) * (1.0 - np.eye(k))
 
@@ -69,6 +95,7 @@ def random_noise_matrix(k: int, alpha: float, seed) -> np.ndarray:
     Dirichlet(1) rows. ``alpha`` is the noise level (its separation may have either sign for
     large ``alpha``; read it with :func:`separation`). Shape ``(k, k)``."""
     k = check_int("k", k, minimum=2)
+    _check_size("k", k * k)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     R = np.random.default_rng(seed).dirichlet(np.ones(k), size=k)  # (k, k)
     return (1.0 - alpha) * np.eye(k) + alpha * R

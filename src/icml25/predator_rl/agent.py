@@ -28,7 +28,32 @@ import numpy as np
 import torch
 from torch import nn
 
+from icml25.common.arrays import int_array, real_array
+from icml25.common.validate import check_int, check_real
+
 VARIANCE_CLIP = 1000.0  # the official clip of the variance penalty
+MAX_FLOATS = 2**30  # an array of more floats is refused as a size typo
+INF = float("inf")
+
+
+def _check_size(name: str, floats: int) -> None:
+    """ValueError naming ``name`` when an array it sizes would hold more than 2**30 floats."""
+    if floats > MAX_FLOATS:
+        raise ValueError(f"{name} is too large: an array of {floats} floats (at most 2**30)")
+
+
+def _kind(value) -> str:
+    """A short description of ``value`` for an error message: its type and dtype."""
+    return f"{type(value).__name__} of dtype {getattr(value, 'dtype', None)}"
+
+
+def _check_tensor(name: str, value, ndim: int) -> None:
+    if not isinstance(value, torch.Tensor) or not value.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point torch.Tensor, got {type(value).__name__}")
+    if value.ndim != ndim or value.numel() == 0:
+        raise ValueError(f"{name} must be a non-empty {ndim}-D tensor, got {tuple(value.shape)}")
+    if not torch.isfinite(value).all():
+        raise ValueError(f"{name} must be finite: it holds NaN or inf")
 
 
 def variance_penalised_target(
@@ -41,17 +66,32 @@ def variance_penalised_target(
 ) -> torch.Tensor:
     """Eq. of the VP target above. ``reward``, ``done`` (B,); ``q_next_*`` (K, B, A) -> (B,).
 
-    ``penalty`` is lambda (>= 0); with K = A = 1 the variance term is taken as 0.
+    ``penalty`` is lambda (>= 0); with K = A = 1 the variance term is taken as 0. ``done``
+    holds 0 or 1; every tensor must be finite.
     """
-    if penalty < 0:
-        raise ValueError(f"penalty (lambda) must be >= 0, got {penalty}")
-    if not 0.0 <= gamma <= 1.0:
-        raise ValueError(f"gamma must be in [0, 1], got {gamma}")
+    check_real("penalty (lambda)", penalty, low=0.0, high=INF)
+    check_real("gamma", gamma, low=0.0, high=1.0)
+    for name, value in (("q_next_online", q_next_online), ("q_next_target", q_next_target)):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor (K, B, A), got {type(value).__name__}")
     if q_next_online.shape != q_next_target.shape or q_next_online.ndim != 3:
         raise ValueError(
             "q_next_online and q_next_target must both be (K, B, A), got "
             f"{tuple(q_next_online.shape)} and {tuple(q_next_target.shape)}"
         )
+    _check_tensor("q_next_online", q_next_online, 3)
+    _check_tensor("q_next_target", q_next_target, 3)
+    B = q_next_online.shape[1]
+    for name, value in (("reward", reward), ("done", done)):
+        _check_tensor(name, value, 1)
+        if value.shape != (B,):
+            raise ValueError(f"{name} must have shape ({B},), one per transition")
+    if not ((done == 0) | (done == 1)).all():
+        raise ValueError("done must hold 0 or 1")
+    return _vp_target(reward, done, q_next_online, q_next_target, gamma, penalty)
+
+
+def _vp_target(reward, done, q_next_online, q_next_target, gamma, penalty) -> torch.Tensor:
     K, B, _ = q_next_online.shape
     greedy = q_next_online.mean(0).argmax(-1)  # (B,)
     idx = greedy.view(1, B, 1).expand(K, B, 1)
@@ -68,6 +108,14 @@ class EnsembleQ(nn.Module):
 
     def __init__(self, obs_dim: int, n_actions: int, heads: int, hidden: int, seed: int) -> None:
         super().__init__()
+        for name, value in (
+            ("obs_dim", obs_dim),
+            ("n_actions", n_actions),
+            ("heads", heads),
+            ("hidden", hidden),
+        ):
+            check_int(name, value, minimum=1)
+        _check_size("hidden", heads * hidden * (obs_dim + hidden + n_actions))
         gen = torch.Generator().manual_seed(seed)
         sizes = [obs_dim, hidden, hidden, n_actions]
         self.weights = nn.ParameterList()
@@ -81,6 +129,11 @@ class EnsembleQ(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """obs (B, D) -> Q (K, B, A)."""
+        if not isinstance(obs, torch.Tensor) or obs.ndim != 2:
+            raise TypeError(f"obs must be a (B, D) torch.Tensor, got {_kind(obs)}")
+        D = self.weights[0].shape[1]
+        if obs.shape[1] != D:
+            raise ValueError(f"obs must have D = {D} columns, got {obs.shape[1]}")
         h = obs.unsqueeze(0).expand(self.weights[0].shape[0], -1, -1)  # (K, B, D)
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
@@ -111,10 +164,10 @@ class AmplifiedReplayBuffer:
             raise ValueError(
                 f"negative_fraction must be in [0, 1] or None, got {negative_fraction}"
             )
-        if negative_scale < 1.0:
-            raise ValueError(f"negative_scale must be >= 1, got {negative_scale}")
-        if capacity < 1:
-            raise ValueError(f"capacity must be >= 1, got {capacity}")
+        check_real("negative_scale", negative_scale, low=1.0, high=INF)
+        check_int("capacity", capacity, minimum=1)
+        check_int("obs_dim", obs_dim, minimum=1)
+        _check_size("capacity", 2 * capacity * obs_dim)
         self.capacity, self.size, self.pos = int(capacity), 0, 0
         self.negative_fraction, self.negative_scale = negative_fraction, float(negative_scale)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -127,7 +180,27 @@ class AmplifiedReplayBuffer:
         self.captured = np.zeros(1024, bool)  # per episode id
 
     def add(self, obs, action, reward, next_obs, done, episode) -> None:
-        """Add a batch of transitions (E, ...) with their episode ids (E,)."""
+        """Add a batch of transitions (E, ...) with their episode ids (E,): ``obs`` and
+        ``next_obs`` (E, obs_dim), ``action`` ints >= 0, finite ``reward``, ``done`` 0 or 1,
+        episode ids in ``[0, 2**30)``; ``E`` at most the capacity."""
+        n = int_array("action", action, ndim=1, low=0).shape[0]
+        if n > self.capacity:
+            raise ValueError(f"action must hold at most capacity = {self.capacity} transitions")
+        shape = (n, self.obs.shape[1])
+        for name, value in (("obs", obs), ("next_obs", next_obs)):
+            if real_array(name, value).shape != shape:
+                raise ValueError(f"{name} must have shape {shape}, got {np.shape(value)}")
+        if real_array("reward", reward, ndim=1).shape != (n,):
+            raise ValueError(f"reward must have shape ({n},), one per transition")
+        is_bool = isinstance(done, np.ndarray) and done.dtype == np.bool_
+        flags = done if is_bool else real_array("done", done, ndim=1)
+        if np.shape(flags) != (n,) or not np.isin(flags, (0, 1)).all():
+            raise ValueError(f"done must have shape ({n},) and hold 0 or 1")
+        if int_array("episode", episode, ndim=1, low=0, high=MAX_FLOATS - 1).shape != (n,):
+            raise ValueError(f"episode must have shape ({n},), one id per transition")
+        self._add(obs, action, reward, next_obs, done, episode)
+
+    def _add(self, obs, action, reward, next_obs, done, episode) -> None:
         n = len(action)
         idx = (self.pos + np.arange(n)) % self.capacity
         self.obs[idx], self.next_obs[idx] = obs, next_obs
@@ -141,6 +214,8 @@ class AmplifiedReplayBuffer:
 
     def mark_captured(self, episodes: np.ndarray) -> None:
         """Episodes (ids) that ended in capture: their transitions join the negative pool."""
+        high = len(self.captured) - 1
+        int_array("episodes", episodes, ndim=1, low=0, high=high, nonempty=False)
         self.captured[np.asarray(episodes, int)] = True
 
     def from_capture(self) -> np.ndarray:
@@ -148,6 +223,8 @@ class AmplifiedReplayBuffer:
         return self.captured[self.episode[: self.size]]
 
     def sample_indices(self, batch: int) -> np.ndarray:
+        check_int("batch", batch, minimum=1)
+        _check_size("batch", batch)
         if self.size == 0:
             raise ValueError("cannot sample from an empty buffer")
         if self.negative_fraction is None:
@@ -195,14 +272,19 @@ class AgentConfig:
     grad_clip: float = 10.0
 
     def __post_init__(self) -> None:
-        if self.penalty < 0:
-            raise ValueError(f"penalty (lambda) must be >= 0, got {self.penalty}")
+        check_real("penalty (lambda)", self.penalty, low=0.0, high=INF)
+        for name in ("hidden", "batch", "buffer"):
+            check_int(name, getattr(self, name), minimum=1)
+        for name in ("gamma", "tau", "eps_start", "eps_end", "eps_fraction"):
+            check_real(name, getattr(self, name), low=0.0, high=1.0)
+        check_real("lr", self.lr, low=0.0, high=INF, low_open=True)
+        check_real("grad_clip", self.grad_clip, low=0.0, high=INF, low_open=True)
+        check_real("negative_scale", self.negative_scale, low=1.0, high=INF)
         if self.negative_fraction is not None and not 0.0 <= self.negative_fraction <= 1.0:
             raise ValueError(
                 f"negative_fraction must be in [0, 1] or None, got {self.negative_fraction}"
             )
-        if self.heads < 1:
-            raise ValueError(f"heads must be >= 1, got {self.heads}")
+        check_int("heads", self.heads, minimum=1)
 
 
 class EnsembleDQN:
@@ -210,6 +292,8 @@ class EnsembleDQN:
     ``update`` (Huber loss of every head to the same target, Adam, Polyak target heads)."""
 
     def __init__(self, obs_dim: int, n_actions: int, config: AgentConfig, seed: int) -> None:
+        if not isinstance(config, AgentConfig):
+            raise TypeError(f"config must be an AgentConfig, got {type(config).__name__}")
         self.config, self.n_actions = config, n_actions
         self.q = EnsembleQ(obs_dim, n_actions, config.heads, config.hidden, seed)
         self.q_target = EnsembleQ(obs_dim, n_actions, config.heads, config.hidden, seed)
@@ -217,17 +301,50 @@ class EnsembleDQN:
         self.q_target.requires_grad_(False)
         self.optim = torch.optim.Adam(self.q.parameters(), lr=config.lr, foreach=True)
 
-    @torch.no_grad()
     def act(self, obs: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
-        """obs (E, D) -> actions (E,)."""
+        """obs (E, D) float32, finite -> actions (E,); ``epsilon`` in [0, 1]."""
+        D = self.q.weights[0].shape[1]
+        if not isinstance(obs, np.ndarray) or obs.dtype != np.float32:
+            raise TypeError(f"obs must be a float32 numpy array (E, {D}), got {_kind(obs)}")
+        if obs.ndim != 2 or obs.shape[1] != D or len(obs) == 0:
+            raise ValueError(f"obs must have shape (E, {D}) with E >= 1, got {obs.shape}")
+        if not np.isfinite(obs).all():
+            raise ValueError("obs must be finite: it holds NaN or inf")
+        check_real("epsilon", epsilon, low=0.0, high=1.0)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        return self._act(obs, epsilon, rng)
+
+    @torch.no_grad()
+    def _act(self, obs: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
         greedy = self.q(torch.from_numpy(obs)).mean(0).argmax(-1).numpy()
         explore = rng.random(len(obs)) < epsilon
         return np.where(explore, rng.integers(0, self.n_actions, len(obs)), greedy)
 
     def update(self, batch: dict[str, torch.Tensor]) -> float:
+        """One gradient step on ``batch`` (``AmplifiedReplayBuffer.sample``'s dict)."""
+        keys = ("obs", "action", "reward", "next_obs", "done")
+        if not isinstance(batch, dict) or any(k not in batch for k in keys):
+            raise TypeError(f"batch must be a dict of tensors with keys {keys}")
+        action = batch["action"]
+        if not isinstance(action, torch.Tensor) or action.dtype != torch.long or action.ndim != 1:
+            raise TypeError("batch['action'] must be a 1-D torch.long tensor")
+        if len(action) == 0 or action.min() < 0 or action.max() >= self.n_actions:
+            raise ValueError(f"batch['action'] must hold actions in [0, {self.n_actions})")
+        D, B = self.q.weights[0].shape[1], len(action)
+        for name in ("obs", "next_obs", "reward", "done"):
+            _check_tensor(f"batch['{name}']", batch[name], 2 if "obs" in name else 1)
+            shape = (B, D) if "obs" in name else (B,)
+            if tuple(batch[name].shape) != shape:
+                raise ValueError(f"batch['{name}'] must have shape {shape}")
+        if not ((batch["done"] == 0) | (batch["done"] == 1)).all():
+            raise ValueError("batch['done'] must hold 0 or 1")
+        return self._update(batch)
+
+    def _update(self, batch: dict[str, torch.Tensor]) -> float:
         cfg = self.config
         with torch.no_grad():
-            target = variance_penalised_target(
+            target = _vp_target(
                 batch["reward"],
                 batch["done"],
                 self.q(batch["next_obs"]),

@@ -14,6 +14,7 @@ Shapes: the grid is (H, W); the N free cells are numbered in row-major order; ``
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -21,9 +22,13 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
+from icml25.common.arrays import real_array
+from icml25.common.validate import check_int
+
 MOVES = np.array([[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]])  # wait/peek, up, down, left, right
 ACTION_NAMES = ("wait", "up", "down", "left", "right")
 KINDS = ("occluded", "open", "random")
+MAX_FLOATS = 2**30  # an array of more floats (8 GiB) is refused as a size typo
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,10 +49,16 @@ class Layout:
         walls = np.asarray(self.walls)
         if walls.ndim != 2 or walls.dtype != bool or walls.size < 2:
             raise ValueError(f"walls must be a 2-D bool array of at least 2 cells, got {walls!r}")
+        if walls.size**2 > MAX_FLOATS:
+            raise ValueError(f"walls is too large: {walls.size} cells, (N, N) tables of them")
         object.__setattr__(self, "walls", walls.copy())
         self.walls.setflags(write=False)
         for name in ("start", "goal"):
-            r, c = getattr(self, name)
+            cell = getattr(self, name)
+            pair = isinstance(cell, tuple | list | np.ndarray) and len(cell) == 2
+            if not pair or not all(isinstance(i, numbers.Integral) for i in cell):
+                raise ValueError(f"{name} must be a (row, col) pair of integers, got {cell!r}")
+            r, c = cell
             if not (0 <= r < walls.shape[0] and 0 <= c < walls.shape[1]) or walls[r, c]:
                 raise ValueError(f"{name} must be a free cell inside the grid, got {(r, c)}")
             object.__setattr__(self, name, (int(r), int(c)))
@@ -149,8 +160,17 @@ def line_of_sight(walls: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray
     the segment ``p(t) = a + t (b - a)``, ``t in [0, 1]``, meets it when the parameter ranges
     over which each coordinate lies inside the square (slab clipping, Liang and Barsky) overlap.
     Touching counts, so a diagonal gap between two obstacles that meet at a corner blocks the
-    view.
+    view. ``walls`` (H, W) bool; ``a`` (A, 2) and ``b`` (B, 2) finite cell coordinates.
     """
+    walls = np.asarray(walls)
+    if walls.ndim != 2 or walls.dtype != bool:
+        raise ValueError(f"walls must be a 2-D bool array, got {walls.dtype}, shape {walls.shape}")
+    for name, value in (("a", a), ("b", b)):
+        if real_array(name, value, ndim=2, nonempty=False).shape[1] != 2:
+            raise ValueError(f"{name} must have shape ({name.upper()}, 2), got {np.shape(value)}")
+    floats = 2 * len(a) * len(b) * int(walls.sum())
+    if floats > MAX_FLOATS:
+        raise ValueError(f"a, b and walls are too large: {floats} floats (at most 2**30)")
     a, b = np.asarray(a, float), np.asarray(b, float)
     obstacles = np.argwhere(walls).astype(float)  # (O, 2)
     if len(obstacles) == 0:
@@ -211,6 +231,11 @@ def make_layout(kind: str = "occluded", size: int = 11, seed: int = 0, blocks: i
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if not isinstance(size, int | np.integer) or size < 5:
         raise ValueError(f"size must be an int >= 5, got {size!r}")
+    if size**4 > MAX_FLOATS:
+        raise ValueError(f"size is too large: (size^2, size^2) tables of {size**4} entries")
+    if kind == "random":
+        check_int("blocks", blocks, minimum=0)
+        check_int("seed", seed, minimum=0)
     mid = size // 2
     start, goal = (mid, 0), (mid, size - 1)
     walls = np.zeros((size, size), bool)

@@ -22,12 +22,14 @@ cells of the layout.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import gymnasium as gym
 import numpy as np
 
-from icml25.predator_rl.arena import ACTION_NAMES, Layout, make_layout
+from icml25.common.validate import check_int
+from icml25.predator_rl.arena import ACTION_NAMES, MAX_FLOATS, Layout, make_layout
 
 CAPTURED, SUCCESS, TIMEOUT = -1, 1, 0
 
@@ -48,8 +50,11 @@ class ArenaConfig:
             raise ValueError(f"max_steps must be a positive int, got {self.max_steps!r}")
         if not 0.0 <= self.predator_speed <= 4.0:
             raise ValueError(f"predator_speed must be in [0, 4], got {self.predator_speed}")
-        if self.capture_radius < 0:
-            raise ValueError(f"capture_radius must be >= 0, got {self.capture_radius}")
+        if not self.capture_radius >= 0 or not np.isfinite(self.capture_radius):
+            raise ValueError(f"capture_radius must be finite and >= 0, got {self.capture_radius}")
+        for name in ("goal_reward", "capture_reward"):
+            if not np.isfinite(getattr(self, name)):
+                raise ValueError(f"{name} must be finite, got {getattr(self, name)}")
         if not 0.0 <= self.random_start <= 1.0:
             raise ValueError(f"random_start must be in [0, 1], got {self.random_start}")
 
@@ -77,7 +82,11 @@ class VecPreyArena:
         self.layout = make_layout("occluded") if layout is None else layout
         if not isinstance(self.layout, Layout):
             raise TypeError(f"layout must be a Layout, got {type(self.layout).__name__}")
-        self.config = config or ArenaConfig()
+        self.config = ArenaConfig() if config is None else config
+        if not isinstance(self.config, ArenaConfig):
+            raise TypeError(f"config must be an ArenaConfig, got {type(self.config).__name__}")
+        if num_envs * (2 * len(self.layout.cells) + 1) > MAX_FLOATS:
+            raise ValueError(f"num_envs is too large: {num_envs} observations of the layout")
         self.num_envs = int(num_envs)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         L = self.layout
@@ -102,6 +111,13 @@ class VecPreyArena:
 
     def reset(self, mask: np.ndarray | None = None) -> np.ndarray:
         """Reset the arenas where ``mask`` (E,) is True (all when None); -> obs (E, 2N + 1)."""
+        if mask is not None:
+            m = np.asarray(mask)
+            flags = m.dtype == bool or (m.dtype.kind in "iu" and np.isin(m, (0, 1)).all())
+            if m.shape != (self.num_envs,) or not flags:
+                raise ValueError(
+                    f"mask must be ({self.num_envs},) bools, got shape {np.shape(mask)}"
+                )
         mask = np.ones(self.num_envs, bool) if mask is None else np.asarray(mask, bool)
         spawn = self._spawns[self.rng.integers(0, len(self._spawns), self.num_envs)]
         start = np.full(self.num_envs, self.layout.start_index)
@@ -215,6 +231,8 @@ class PreyArenaEnv(gym.Env):
         return obs[0], {}
 
     def step(self, action):
+        if np.ndim(action) != 0 or not np.issubdtype(np.asarray(action).dtype, np.integer):
+            raise ValueError(f"action must be an integer in [0, {len(ACTION_NAMES)}): {action!r}")
         obs, reward, terminated, truncated, info = self._core.step(np.array([int(action)]))
         info = {k: int(v[0]) for k, v in info.items()}
         info["is_success"] = info["outcome"] == SUCCESS
@@ -242,6 +260,19 @@ def render_arena(
 ) -> np.ndarray:
     """(H * scale, W * scale, 3) uint8: obstacles dark, open ground pale yellow, cover grey, start
     blue, goal green, and the prey (blue) and predator (red) cells (free-cell numbers)."""
+    if not isinstance(layout, Layout):
+        raise TypeError(f"layout must be a Layout, got {type(layout).__name__}")
+    check_int("scale", scale, minimum=1)
+    pixels = 3 * layout.walls.size * scale**2
+    if pixels > MAX_FLOATS:
+        raise ValueError(f"scale is too large: an image of {pixels} bytes (at most 2**30)")
+    for name, cell in (("prey", prey), ("predator", predator)):
+        if cell is not None and (
+            isinstance(cell, bool)
+            or not isinstance(cell, numbers.Integral)
+            or not 0 <= cell < len(layout.cells)
+        ):
+            raise ValueError(f"{name} must be a free-cell number in [0, {len(layout.cells)})")
     H, W = layout.shape
     img = np.zeros((H, W, 3), np.uint8)
     img[:] = COLOURS["wall"]

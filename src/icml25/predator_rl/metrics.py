@@ -15,16 +15,27 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml25.common.arrays import int_array, real_array
 from icml25.predator_rl.env import CAPTURED, SUCCESS
 
 
 def episode_metrics(outcome, length, cover_steps, waits) -> dict[str, float]:
     """Each argument (n,) per episode; -> the metrics above (steps to goal is NaN without a
     success, caution without a crossing; ``caution_success`` is the caution of the successful
-    episodes only)."""
-    outcome = np.asarray(outcome)
-    if outcome.size == 0:
+    episodes only). ``outcome`` holds -1, 0 or 1; the counts are finite, >= 0, one per episode,
+    and ``cover_steps`` and ``waits`` are at most ``length``."""
+    n = len(int_array("outcome", outcome, ndim=1, low=-1, high=1, nonempty=False))
+    if n == 0:
         raise ValueError("outcome must hold at least one episode")
+    counts = {}
+    for name, value in (("length", length), ("cover_steps", cover_steps), ("waits", waits)):
+        counts[name] = real_array(name, value, ndim=1)
+        if counts[name].shape != (n,) or (counts[name] < 0).any():
+            raise ValueError(f"{name} must hold {n} counts >= 0, one per episode")
+    for name in ("cover_steps", "waits"):
+        if (counts[name] > counts["length"]).any():
+            raise ValueError(f"{name} must be <= length in every episode")
+    outcome = np.asarray(outcome)
     length, cover_steps, waits = (np.asarray(x, float) for x in (length, cover_steps, waits))
     won = outcome == SUCCESS
     crossed = cover_steps < length  # the prey set foot on open ground before the episode ended

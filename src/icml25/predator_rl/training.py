@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from icml25.common.validate import check_int, check_real
 from icml25.predator_rl.agent import AgentConfig, AmplifiedReplayBuffer, EnsembleDQN
 from icml25.predator_rl.arena import Layout
 from icml25.predator_rl.env import CAPTURED, ArenaConfig, VecPreyArena
@@ -39,8 +40,20 @@ def train(
     ``outcome``, ``length``, ``cover_steps``, ``waits`` of every training episode), ``final``
     (the greedy evaluation's metrics), ``trajectories`` (prey and predator cells of the first
     ``record`` evaluation episodes) and the agent."""
+    if not isinstance(agent_config, AgentConfig):
+        raise TypeError(f"agent_config must be an AgentConfig, got {type(agent_config).__name__}")
+    if not isinstance(train_config, TrainConfig):
+        raise TypeError(f"train_config must be a TrainConfig, got {type(train_config).__name__}")
     if train_config.steps < 1 or train_config.num_envs < 1:
         raise ValueError(f"steps and num_envs must be >= 1, got {train_config}")
+    for name in ("steps", "num_envs", "eval_episodes"):
+        check_int(name, getattr(train_config, name), minimum=1)
+    for name in ("warmup", "updates_per_step"):
+        check_int(name, getattr(train_config, name), minimum=0)
+    check_int("seed", seed, minimum=0)
+    check_int("record", record, minimum=0)
+    if record > train_config.eval_episodes:
+        raise ValueError(f"record must be <= eval_episodes = {train_config.eval_episodes}")
     seeds = np.random.SeedSequence(seed).spawn(4)
     rng = np.random.default_rng(seeds[0])
     arena_config = arena_config or ArenaConfig()
@@ -68,9 +81,9 @@ def train(
     for step in range(train_config.steps):
         frac = min(1.0, step / decay)
         epsilon = agent_config.eps_start + frac * (agent_config.eps_end - agent_config.eps_start)
-        action = agent.act(obs, epsilon, rng)
+        action = agent._act(obs, epsilon, rng)
         next_obs, reward, terminated, truncated, info = env.step(action)
-        buffer.add(obs, action, reward, next_obs, terminated.astype(np.float32), episode)
+        buffer._add(obs, action, reward, next_obs, terminated.astype(np.float32), episode)
         ended = terminated | truncated
         if ended.any():
             log["end_step"].append(np.full(ended.sum(), (step + 1) * E))
@@ -84,7 +97,7 @@ def train(
             obs = next_obs
         if step >= train_config.warmup:
             for _ in range(train_config.updates_per_step):
-                agent.update(buffer.sample(agent_config.batch))
+                agent._update(buffer.sample(agent_config.batch))
     episodes = {k: np.concatenate(v) if v else np.zeros(0, int) for k, v in log.items()}
     final, trajectories = evaluate(
         agent,
@@ -108,14 +121,27 @@ def evaluate(
 ) -> tuple[dict[str, float], list[dict]]:
     """Run ``episodes`` episodes at once with the greedy policy (``epsilon`` = 0); -> metrics of
     ``episode_metrics`` and the cells visited in the first ``record`` episodes."""
+    if not isinstance(agent, EnsembleDQN):
+        raise TypeError(f"agent must be an EnsembleDQN, got {type(agent).__name__}")
+    check_int("episodes", episodes, minimum=1)
+    check_int("seed", seed, minimum=0)
+    check_real("epsilon", epsilon, low=0.0, high=1.0)
+    check_int("record", record, minimum=0)
+    if record > episodes:
+        raise ValueError(f"record must be <= episodes = {episodes}")
     rng = np.random.default_rng(seed)
     env = VecPreyArena(layout, episodes, arena_config, seed=np.random.default_rng(seed + 1))
+    if env.obs_dim != agent.q.weights[0].shape[1]:
+        raise ValueError(
+            f"layout gives observations of size {env.obs_dim}; the agent was built for "
+            f"{agent.q.weights[0].shape[1]}"
+        )
     obs = env.reset()
     done = np.zeros(episodes, bool)
     result = {k: np.zeros(episodes, int) for k in ("outcome", "length", "cover_steps", "waits")}
     paths = [[(int(env.prey[i]), int(env.predator[i]))] for i in range(record)]
     while not done.all():
-        action = agent.act(obs, epsilon, rng)
+        action = agent._act(obs, epsilon, rng)
         obs, _, terminated, truncated, info = env.step(action)
         for i in range(record):
             if not done[i]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from icml25.common.validate import check_int, check_real
+from icml25.rf_ensembles.features import _check_size, _finite, _numeric
 
 
 def sinusoid_1d(
@@ -16,6 +17,7 @@ def sinusoid_1d(
     Shapes: -> X (n, 1), y (n,).
     """
     n = check_int("n", n, minimum=1)
+    _check_size("n", n)
     noise = check_real("noise", noise, low=0.0, high=np.inf)
     x = np.linspace(-5, 5, n) if grid else np.sort(rng.uniform(-5, 5, n))
     y = np.sin(x) + 0.3 * x + noise * rng.standard_normal(n)
@@ -31,6 +33,12 @@ def smooth_target(
     Shapes: -> X (n, d), y (n,), direction (d,).
     """
     n, d = check_int("n", n, minimum=1), check_int("d", d, minimum=1)
+    _check_size("n * d", n * d)
+    check_real("noise", noise, low=0.0, high=np.inf)
+    if direction is not None:
+        _finite("direction", _numeric("direction", direction), 1)
+        if np.shape(direction) != (d,):
+            raise ValueError(f"direction must have shape ({d},), got {np.shape(direction)}")
     u = rng.standard_normal(d) / np.sqrt(d) if direction is None else np.asarray(direction)
     X = rng.standard_normal((n, d))
     y = np.sin(X @ u) + 0.5 * X[:, 0] + noise * rng.standard_normal(n)

@@ -19,11 +19,14 @@ import numpy as np
 
 from icml25.common.validate import check_int, check_real
 from icml25.rf_ensembles.features import (
+    _check_size,
+    _finite,
+    _gaussian_features,
+    _numeric,
+    _relu_features,
     arccos_kernel,
     as_inputs,
-    gaussian_features,
     kernel_root,
-    relu_features,
     sample_relu_weights,
 )
 
@@ -35,13 +38,21 @@ def fit_rf(Phi: np.ndarray, y, ridge: float = 0.0) -> np.ndarray:
 
     Shapes: Phi (B, N, D), y (N,) -> theta (B, D).
     """
-    Phi = np.asarray(Phi, dtype=float)
+    Phi = _numeric("Phi", Phi)
+    if Phi.ndim not in (2, 3):
+        raise ValueError(f"Phi must have shape (B, N, D) or (N, D), got shape {Phi.shape}")
     if Phi.ndim == 2:
         return fit_rf(Phi[None], y, ridge)[0]
-    y = np.asarray(y, dtype=float)
-    if Phi.ndim != 3 or y.shape != (Phi.shape[1],):
+    y = _numeric("y", y)
+    if y.shape != (Phi.shape[1],):
         raise ValueError(f"y must have shape ({Phi.shape[-2]},) for Phi of shape {Phi.shape}")
+    _finite("Phi", Phi, 3)
+    _finite("y", y, 1)
     ridge = check_real("ridge", ridge, low=0.0, high=np.inf)
+    return _fit_rf(Phi, y, ridge)
+
+
+def _fit_rf(Phi: np.ndarray, y: np.ndarray, ridge: float) -> np.ndarray:
     _, N, D = Phi.shape
     if D > N:  # dual: (B, N, N) Gram matrices
         gram = np.matmul(Phi, Phi.transpose(0, 2, 1)) + ridge * np.eye(N)
@@ -62,6 +73,15 @@ def _solve(gram: np.ndarray, rhs: np.ndarray, ridge: float) -> np.ndarray:
 
 def rf_predict(Phi_test: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Predictions of each member. Shapes: Phi_test (B, T, D), theta (B, D) -> (B, T)."""
+    Phi_test = _finite("Phi_test", _numeric("Phi_test", Phi_test), 3)
+    theta = _numeric("theta", theta)
+    B, _, D = Phi_test.shape
+    if theta.shape != (B, D):
+        raise ValueError(f"theta must have shape ({B}, {D}) to match Phi_test, got {theta.shape}")
+    return _rf_predict(Phi_test, _finite("theta", theta, 2))
+
+
+def _rf_predict(Phi_test: np.ndarray, theta: np.ndarray) -> np.ndarray:
     return np.einsum("btD,bD->bt", Phi_test, theta)
 
 
@@ -95,9 +115,9 @@ class _Sampler:
     def __call__(self, members: int, width: int, rng) -> np.ndarray:
         """(members, N + T, width) features: training rows first."""
         if self.mode == "gaussian":
-            return gaussian_features(self.root, members, width, rng)
+            return _gaussian_features(self.root, members, width, rng)
         W = sample_relu_weights(members, width, self.X.shape[1], rng)  # (B, D, d + 1)
-        return relu_features(self.points, W)
+        return _relu_features(self.points, W)
 
 
 def _chunk(chunk, floats_per_item: int) -> int:
@@ -109,7 +129,7 @@ def _chunk(chunk, floats_per_item: int) -> int:
 
 def _check_data(X, y, X_test):
     X, X_test = as_inputs("X", X), as_inputs("X_test", X_test)
-    y = np.asarray(y, dtype=float)
+    y = _numeric("y", y)
     if y.shape != (X.shape[0],) or not np.all(np.isfinite(y)):
         raise ValueError(f"y must be a finite array of shape ({X.shape[0]},), got {y.shape}")
     if X_test.shape[1] != X.shape[1]:
@@ -141,13 +161,16 @@ def rf_ensemble(
     X, y, X_test = _check_data(X, y, X_test)
     width = check_int("width", width, minimum=1)
     members = check_int("members", members, minimum=1)
+    _check_size("width", (len(X) + len(X_test)) * width)
+    _check_size("members", members * len(X_test))
     chunk = _chunk(chunk, (len(X) + len(X_test)) * width)
-    check_real("ridge", ridge, low=0.0, high=np.inf)
+    _check_size("chunk", min(chunk, members) * (len(X) + len(X_test)) * width)
+    ridge = check_real("ridge", ridge, low=0.0, high=np.inf)
     sampler, rng = _Sampler(X, X_test, mode), np.random.default_rng(seed)
     n, out = X.shape[0], []
     for start in range(0, members, chunk):
         F = sampler(min(chunk, members - start), width, rng)  # (B, N + T, D)
-        out.append(rf_predict(F[:, n:], fit_rf(F[:, :n], y, ridge)))
+        out.append(_rf_predict(F[:, n:], _fit_rf(F[:, :n], y, ridge)))
     predictions = np.concatenate(out)  # (members, T)
     return Ensemble(predictions, predictions.mean(axis=0), predictions.var(axis=0))
 
@@ -178,15 +201,19 @@ def ensemble_and_single(
     width = check_int("width", width, minimum=1)
     members = check_int("members", members, minimum=1)
     replicates = check_int("replicates", replicates, minimum=1)
+    _check_size("members * width", (len(X) + len(X_test)) * width * members)
+    _check_size("replicates", replicates * len(X_test))
     chunk = _chunk(chunk, (len(X) + len(X_test)) * width * members)
+    _check_size("chunk", min(chunk, replicates) * (len(X) + len(X_test)) * width * members)
+    ridge = check_real("ridge", ridge, low=0.0, high=np.inf)
     sampler, rng = _Sampler(X, X_test, mode), np.random.default_rng(seed)
     n, ens, single = X.shape[0], [], []
     for start in range(0, replicates, chunk):
         b = min(chunk, replicates - start)
         F = sampler(b, members * width, rng)  # (b, N + T, M D)
-        single.append(rf_predict(F[:, n:], fit_rf(F[:, :n], y, ridge)))  # (b, T)
+        single.append(_rf_predict(F[:, n:], _fit_rf(F[:, :n], y, ridge)))  # (b, T)
         blocks = F.reshape(b, F.shape[1], members, width).transpose(0, 2, 1, 3)  # (b, M, P, D)
         blocks = blocks.reshape(b * members, F.shape[1], width)
-        member_preds = rf_predict(blocks[:, n:], fit_rf(blocks[:, :n], y, ridge))  # (b M, T)
+        member_preds = _rf_predict(blocks[:, n:], _fit_rf(blocks[:, :n], y, ridge))  # (b M, T)
         ens.append(member_preds.reshape(b, members, -1).mean(axis=1))  # (b, T)
     return np.concatenate(ens), np.concatenate(single)

@@ -19,14 +19,50 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml25.common.validate import check_int
+
+MAX_FLOATS = 2**30  # an array of more float64s (8 GiB) is refused as a size typo
+
+
+def _check_size(name: str, floats: int) -> None:
+    """ValueError naming ``name`` when an array it sizes would hold more than 2**30 floats."""
+    if floats > MAX_FLOATS:
+        raise ValueError(f"{name} is too large: an array of {floats} floats (at most 2**30)")
+
+
+def _numeric(name: str, value) -> np.ndarray:
+    """``value`` as a float array, or ValueError naming ``name`` when it is ragged or holds no
+    numbers (strings, objects)."""
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a numeric array, got a ragged sequence") from None
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be a numeric array, got dtype {array.dtype}")
+    return np.asarray(array, dtype=float)
+
+
+def _finite(name: str, array: np.ndarray, ndim: int) -> np.ndarray:
+    """``array`` unchanged if it has ``ndim`` dimensions, no zero-length axis and no NaN or inf;
+    else ValueError naming ``name``."""
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, got shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite: it holds NaN or inf")
+    return array
+
 
 def as_inputs(name: str, X) -> np.ndarray:
     """``X`` as a float (n, d) array; a 1-D array is read as n inputs of dimension 1."""
-    X = np.asarray(X, dtype=float)
+    X = _numeric(name, X)
     if X.ndim == 1:
         X = X[:, None]
-    if X.ndim != 2 or X.shape[0] == 0 or not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} must be a finite (n, d) array with n >= 1, got shape {X.shape}")
+    if X.ndim != 2 or X.size == 0 or not np.all(np.isfinite(X)):
+        raise ValueError(
+            f"{name} must be a finite (n, d) array with n, d >= 1, got shape {X.shape}"
+        )
     return X
 
 
@@ -55,6 +91,10 @@ def arccos_kernel(X, Z=None) -> np.ndarray:
 
 def sample_relu_weights(members: int, width: int, d: int, rng: np.random.Generator) -> np.ndarray:
     """Input weights of ``members`` ReLU RF models: (members, width, d + 1), i.i.d. N(0, 1)."""
+    members = check_int("members", members, minimum=1)
+    width = check_int("width", width, minimum=1)
+    d = check_int("d", d, minimum=1)
+    _check_size("members", members * width * (d + 1))
     return rng.standard_normal((members, width, d + 1))
 
 
@@ -63,9 +103,15 @@ def relu_features(X, W: np.ndarray) -> np.ndarray:
 
     Shapes: X (n, d), W (B, D, d + 1) -> (B, n, D).
     """
-    Xb = with_bias(as_inputs("X", X))  # (n, d + 1)
-    if W.ndim != 3 or W.shape[2] != Xb.shape[1]:
-        raise ValueError(f"W must have shape (B, D, {Xb.shape[1]}), got {W.shape}")
+    X = as_inputs("X", X)
+    W = _numeric("W", W)
+    if W.ndim != 3 or W.shape[2] != X.shape[1] + 1:
+        raise ValueError(f"W must have shape (B, D, {X.shape[1] + 1}), got {W.shape}")
+    return _relu_features(X, _finite("W", W, 3))
+
+
+def _relu_features(X: np.ndarray, W: np.ndarray) -> np.ndarray:
+    Xb = with_bias(X)  # (n, d + 1)
     out = np.matmul(Xb, W.transpose(0, 2, 1))  # (B, n, D): one BLAS product per member
     np.maximum(out, 0.0, out=out)
     out *= 1.0 / np.sqrt(W.shape[1])
@@ -74,7 +120,12 @@ def relu_features(X, W: np.ndarray) -> np.ndarray:
 
 def kernel_root(K: np.ndarray) -> np.ndarray:
     """A square root ``R`` with ``R R^T = K`` (symmetric eigendecomposition, negative eigenvalues
-    from round-off set to 0). Shapes: K (P, P) -> (P, P)."""
+    from round-off set to 0). Shapes: K (P, P) -> (P, P); ``K`` must be symmetric."""
+    K = _finite("K", _numeric("K", K), 2)
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be a square (P, P) matrix, got shape {K.shape}")
+    if np.abs(K - K.T).max() > 1e-8 * np.abs(K).max():
+        raise ValueError("K must be symmetric (a kernel matrix)")
     vals, vecs = np.linalg.eigh(K)
     return vecs * np.sqrt(np.clip(vals, 0.0, None))
 
@@ -87,6 +138,14 @@ def gaussian_features(
     Each column of ``F`` is N(0, K / D) over the points, as a ReLU feature column has covariance
     K / D in the infinite-width limit. Shapes: root (P, P) -> (members, P, width).
     """
+    root = _finite("root", _numeric("root", root), 2)
+    members = check_int("members", members, minimum=1)
+    width = check_int("width", width, minimum=1)
+    _check_size("members", max(root.shape) * members * width)
+    return _gaussian_features(root, members, width, rng)
+
+
+def _gaussian_features(root: np.ndarray, members: int, width: int, rng) -> np.ndarray:
     P = root.shape[0]
     G = rng.standard_normal((root.shape[1], members * width))  # (P, B D): one BLAS product
     F = (root @ G).reshape(P, members, width) / np.sqrt(width)  # (P, B, D)

@@ -22,18 +22,35 @@ is finite only for ``D > N + 1`` (we derived it and test it against scipy's inve
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from icml25.common.validate import check_int, check_real
-from icml25.rf_ensembles.features import arccos_kernel, as_inputs
+from icml25.rf_ensembles.features import _numeric, arccos_kernel, as_inputs
 
 
 def _train(X, y):
     X = as_inputs("X", X)
-    y = np.asarray(y, dtype=float)
+    y = _numeric("y", y)
     if y.shape != (X.shape[0],) or not np.all(np.isfinite(y)):
         raise ValueError(f"y must be a finite array of shape ({X.shape[0]},), got {y.shape}")
     return X, y
+
+
+def _test_inputs(X: np.ndarray, X_test) -> np.ndarray:
+    X_test = as_inputs("X_test", X_test)
+    if X_test.shape[1] != X.shape[1]:
+        raise ValueError(f"X_test must have d = {X.shape[1]} columns, got {X_test.shape[1]}")
+    return X_test
+
+
+def _cho(K: np.ndarray):
+    """``cho_factor(K)``, or ValueError when the kernel matrix of ``X`` is singular."""
+    try:
+        return cho_factor(K)
+    except LinAlgError:
+        raise ValueError(
+            "X must hold distinct training inputs: their kernel matrix K is not positive definite"
+        ) from None
 
 
 def kernel_predictor(X, y, X_test, ridge: float = 0.0) -> np.ndarray:
@@ -43,9 +60,10 @@ def kernel_predictor(X, y, X_test, ridge: float = 0.0) -> np.ndarray:
     Shapes: X (N, d), y (N,), X_test (T, d) -> (T,).
     """
     X, y = _train(X, y)
+    X_test = _test_inputs(X, X_test)
     ridge = check_real("ridge", ridge, low=0.0, high=np.inf)
     K = arccos_kernel(X) + ridge * np.eye(X.shape[0])  # (N, N)
-    return arccos_kernel(X_test, X) @ cho_solve(cho_factor(K), y)
+    return arccos_kernel(X_test, X) @ cho_solve(_cho(K), y)
 
 
 def r_perp_squared(X, X_test) -> np.ndarray:
@@ -54,17 +72,17 @@ def r_perp_squared(X, X_test) -> np.ndarray:
     Shapes: X (N, d), X_test (T, d) -> (T,).
     """
     X = as_inputs("X", X)
-    X_test = as_inputs("X_test", X_test)
+    X_test = _test_inputs(X, X_test)
     kx = arccos_kernel(X_test, X)  # (T, N)
     kxx = np.linalg.norm(np.concatenate([X_test, np.ones((len(X_test), 1))], 1), axis=1) ** 2 / 2
-    solved = cho_solve(cho_factor(arccos_kernel(X)), kx.T)  # (N, T)
+    solved = cho_solve(_cho(arccos_kernel(X)), kx.T)  # (N, T)
     return np.clip(kxx - np.einsum("tn,nt->t", kx, solved), 0.0, None)
 
 
 def rkhs_norm_squared(X, y) -> float:
     """``y^T K^{-1} y``, the squared RKHS norm of the kernel interpolator."""
     X, y = _train(X, y)
-    return float(y @ cho_solve(cho_factor(arccos_kernel(X)), y))
+    return float(y @ cho_solve(_cho(arccos_kernel(X)), y))
 
 
 def _check_width(width, n_train: int, name: str = "width") -> int:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from icml25.common.validate import check_int, check_real
+from icml25.steer_learners.game import _check_size
 
 
 class ResponseRegression:
@@ -50,6 +51,7 @@ class ResponseRegression:
         self.ridge = check_real("ridge", ridge, low=0.0, high=np.inf, low_open=True, high_open=True)
         self.dim, self.action_dim = D, p
         dx = D + p + 1
+        _check_size("replicates", R * dx * (dx + D))
         self.prior = np.zeros((dx, D))  # W_0: g = mu z, no theta effect
         self.prior[:D] = mu * np.eye(D)
         self.xx = np.zeros((R, dx, dx))  # sum_t w_t x_t x_t^T

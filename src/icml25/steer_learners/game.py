@@ -21,12 +21,64 @@ the decision-maker's action with sensitivity ``J = dz*/dtheta = -M^{-1} B``.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
+
+MAX_FLOATS = 2**30  # an array of more float64s (8 GiB) is refused as a size typo
+
+
+def _check_size(name: str, floats: int) -> None:
+    """ValueError naming ``name`` when an array it sizes would hold more than 2**30 floats."""
+    if floats > MAX_FLOATS:
+        raise ValueError(f"{name} is too large: an array of {floats} floats (at most 2**30)")
+
+
+def _check_seed(seed) -> None:
+    if not isinstance(seed, np.random.Generator):
+        check_int("seed", seed, minimum=0)
+
+
+def _check_blocks(blocks, D: int) -> None:
+    """The players' dimensions: positive integers summing to ``D``."""
+    try:
+        sizes = tuple(blocks)
+    except TypeError:
+        sizes = None
+    if (
+        sizes is None
+        or any(isinstance(b, bool) or not isinstance(b, numbers.Integral) for b in sizes)
+        or sum(sizes) != D
+        or min(sizes, default=0) < 1
+    ):
+        raise ValueError(f"blocks must be positive sizes summing to D = {D}, got {blocks}")
+
+
+def _no_nan(name: str, value) -> np.ndarray:
+    """``value`` as a float64 array of a numeric dtype without NaN (``+-inf`` allowed)."""
+    try:
+        array = np.asarray(value)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"{name} must be a numeric array: {err}") from None
+    if array.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a numeric array, got dtype {array.dtype}")
+    array = np.asarray(array, dtype=float)
+    if np.isnan(array).any():
+        raise ValueError(f"{name} must not hold NaN")
+    return array
+
+
+def _bound(name: str, value, D: int) -> np.ndarray:
+    """A box bound ``(D,)``: numeric, no NaN (``+-inf`` leaves that side of the box open)."""
+    bound = _no_nan(name, value)
+    if bound.shape != (D,):
+        raise ValueError(f"{name} must have shape (D,) = ({D},), got {bound.shape}")
+    return bound
 
 
 @dataclass(frozen=True)
@@ -46,7 +98,7 @@ class QuadraticGame:
     upper: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        M, B, c = (np.asarray(a, dtype=float) for a in (self.M, self.B, self.c))
+        M, B, c = (real_array(name, getattr(self, name)) for name in ("M", "B", "c"))
         if M.ndim != 2 or M.shape[0] != M.shape[1]:
             raise ValueError(f"M must be a square (D, D) array, got shape {M.shape}")
         D = M.shape[0]
@@ -54,19 +106,14 @@ class QuadraticGame:
             raise ValueError(f"B must have shape (D, p) = ({D}, p), got {B.shape}")
         if c.shape != (D,):
             raise ValueError(f"c must have shape (D,) = ({D},), got {c.shape}")
-        if sum(self.blocks) != D or min(self.blocks, default=0) < 1:
-            raise ValueError(f"blocks must be positive sizes summing to D = {D}, got {self.blocks}")
+        _check_blocks(self.blocks, D)
         if not np.all(np.isfinite(M)) or not np.all(np.isfinite(B)) or not np.all(np.isfinite(c)):
             raise ValueError("M, B and c must be finite")
-        if strong_monotonicity(M) <= 0:
+        if _modulus(M) <= 0:
             raise ValueError("M must be strongly monotone: sym(M) = (M + M^T)/2 positive definite")
         for name in ("lower", "upper"):
-            bound = getattr(self, name)
-            if bound is not None:
-                bound = np.asarray(bound, dtype=float)
-                if bound.shape != (D,):
-                    raise ValueError(f"{name} must have shape (D,) = ({D},), got {bound.shape}")
-                object.__setattr__(self, name, bound)
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, _bound(name, getattr(self, name), D))
         if self.lower is not None and self.upper is not None and np.any(self.lower > self.upper):
             raise ValueError("lower must be <= upper")
         object.__setattr__(self, "M", M)
@@ -84,7 +131,7 @@ class QuadraticGame:
     @property
     def mu(self) -> float:
         """Strong-monotonicity modulus: the smallest eigenvalue of ``sym(M)``."""
-        return strong_monotonicity(self.M)
+        return _modulus(self.M)
 
     @property
     def lipschitz(self) -> float:
@@ -144,21 +191,18 @@ class SmoothGame:
             raise TypeError(f"gradient_map must be callable, got {type(self.gradient_map)}")
         D = check_int("dim", self.dim, minimum=1)
         check_int("action_dim", self.action_dim, minimum=1)
+        _check_size("dim", D)
+        _check_size("action_dim", self.action_dim)
         mu = check_real("mu", self.mu, low=0.0, high=np.inf, low_open=True, high_open=True)
         check_real("lipschitz", self.lipschitz, low=mu, high=np.inf, high_open=True)
         check_real("tol", self.tol, low=0.0, high=np.inf, low_open=True, high_open=True)
         check_real("fd_step", self.fd_step, low=0.0, high=np.inf, low_open=True, high_open=True)
-        blocks = tuple(self.blocks) or (D,)
-        if sum(blocks) != D or min(blocks) < 1:
-            raise ValueError(f"blocks must be positive sizes summing to D = {D}, got {blocks}")
-        object.__setattr__(self, "blocks", blocks)
+        blocks = self.blocks or (D,)
+        _check_blocks(blocks, D)
+        object.__setattr__(self, "blocks", tuple(blocks))
         for name in ("lower", "upper"):
-            bound = getattr(self, name)
-            if bound is not None:
-                bound = np.asarray(bound, dtype=float)
-                if bound.shape != (D,):
-                    raise ValueError(f"{name} must have shape (D,) = ({D},), got {bound.shape}")
-                object.__setattr__(self, name, bound)
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, _bound(name, getattr(self, name), D))
         probe = self.gradient_map(np.zeros((1, D)), np.zeros((1, self.action_dim)))
         if np.shape(probe) != (1, D):
             raise ValueError(
@@ -227,7 +271,7 @@ def _project(z: np.ndarray, lower, upper) -> np.ndarray:
 
 
 def _check_theta(game, theta) -> np.ndarray:
-    theta = np.asarray(theta, dtype=float)
+    theta = real_array("theta", theta)
     if theta.shape[-1:] != (game.action_dim,):
         raise ValueError(f"theta must have last dimension p = {game.action_dim}, got {theta.shape}")
     return theta
@@ -237,7 +281,15 @@ Game = QuadraticGame | SmoothGame
 
 
 def strong_monotonicity(M: np.ndarray) -> float:
-    """``lambda_min((M + M^T) / 2)``, the modulus ``mu`` of ``z -> M z``."""
+    """``lambda_min((M + M^T) / 2)``, the modulus ``mu`` of ``z -> M z``; ``M`` a finite
+    square matrix."""
+    M = real_array("M", M, ndim=2)
+    if M.shape[0] != M.shape[1]:
+        raise ValueError(f"M must be a square (D, D) array, got shape {M.shape}")
+    return _modulus(M)
+
+
+def _modulus(M: np.ndarray) -> float:
     return float(np.linalg.eigvalsh(0.5 * (M + M.T))[0])
 
 
@@ -265,11 +317,17 @@ def random_game(
     ``M = mu I + S + K``: ``S`` positive semi-definite with ``lambda_min(S) = 0`` (so the modulus
     is exactly ``mu``) and ``K`` antisymmetric (the players' conflicting interaction), both of
     spectral size ``coupling``; ``B, c`` standard normal."""
-    if not blocks or any(check_int("blocks", b, minimum=1) != b for b in blocks):
+    if (
+        not isinstance(blocks, tuple | list)
+        or not blocks
+        or any(check_int("blocks", b, minimum=1) != b for b in blocks)
+    ):
         raise ValueError(f"blocks must be a non-empty tuple of positive integers, got {blocks!r}")
     p = check_int("action_dim", action_dim, minimum=1)
     mu = check_real("mu", mu, low=0.0, high=np.inf, low_open=True, high_open=True)
     coupling = check_real("coupling", coupling, low=0.0, high=np.inf, high_open=True)
+    _check_size("blocks", sum(blocks) * (sum(blocks) + p))
+    _check_seed(seed)
     rng = np.random.default_rng(seed)
     D = sum(blocks)
     G = rng.normal(size=(D, D))
@@ -307,6 +365,8 @@ def ride_share_game(
     price = check_real("price", price, low=0.0, high=np.inf, low_open=True, high_open=True)
     lam = check_real("regularization", regularization, low=0.0, high=np.inf, high_open=True)
     max_price = check_real("max_price", max_price, low=0.0, high=np.inf, low_open=True)
+    _check_size("n_locations", (2 * d) ** 2)
+    _check_seed(seed)
     rng = np.random.default_rng(seed)
     q = rng.uniform(20.0, 60.0, size=(2, d))  # (firm, location) mean demand
     a = 3.0 * q / (2.0 * price)  # own-price effect

@@ -38,9 +38,17 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
 from icml25.steer_learners.estimate import ResponseRegression
-from icml25.steer_learners.game import Game, QuadraticGame, equilibrium, sensitivity
+from icml25.steer_learners.game import (
+    Game,
+    QuadraticGame,
+    _check_seed,
+    _check_size,
+    equilibrium,
+    sensitivity,
+)
 
 
 @dataclass(frozen=True)
@@ -55,7 +63,7 @@ class LeaderCost:
     gamma: float = 0.0
 
     def __post_init__(self) -> None:
-        Q, R, r = (np.asarray(a, dtype=float) for a in (self.Q, self.R, self.r))
+        Q, R, r = (real_array(name, getattr(self, name), nonempty=False) for name in "QRr")
         if Q.ndim != 2 or R.ndim != 2 or r.ndim != 1:
             raise ValueError("Q and R must be 2-d and r 1-d")
         if not Q.shape[0] == R.shape[0] == r.shape[0]:
@@ -103,7 +111,11 @@ def optimal_action(
     from ``theta0`` (default 0); a local minimiser where ``Phi`` is not convex."""
     cost.check(game)
     if not isinstance(game, QuadraticGame):
-        start = np.zeros(game.action_dim) if theta0 is None else np.asarray(theta0, dtype=float)
+        start = np.zeros(game.action_dim) if theta0 is None else real_array("theta0", theta0)
+        if start.shape != (game.action_dim,):
+            raise ValueError(
+                f"theta0 must have shape (p,) = ({game.action_dim},), got {start.shape}"
+            )
 
         def phi_and_gradient(theta):
             z = equilibrium(game, theta)
@@ -132,6 +144,7 @@ def robbins_monro_schedule(
     alpha0 = check_real("alpha0", alpha0, low=0.0, high=np.inf, high_open=True)
     epoch0 = check_int("epoch0", epoch0, minimum=1)
     N = check_int("n_rounds", n_rounds, minimum=1)
+    _check_size("n_rounds", N)
     decay = 1.0 / (1.0 + np.arange(N) / epoch0)
     return eta0 * decay, alpha0 * decay
 
@@ -147,7 +160,13 @@ def geometric_schedule(
     alpha0 = check_real("alpha0", alpha0, low=0.0, high=np.inf, high_open=True)
     epoch0 = check_int("epoch0", epoch0, minimum=1)
     K = check_int("n_epochs", n_epochs, minimum=1)
+    _check_size("n_epochs", K)
     factor = check_real("factor", factor, low=0.0, high=1.0, low_open=True)
+    if factor ** (K - 1) * 2.0**62 <= epoch0:  # epoch0 / factor^(K - 1) >= 2^62
+        raise ValueError(
+            f"n_epochs is too large: epoch {K - 1} would have epoch0 / factor^{K - 1} rounds, "
+            f"more than an int64 holds"
+        )
     powers = factor ** np.arange(K)
     return eta0 * powers, alpha0 * powers, np.round(epoch0 / powers).astype(int)
 
@@ -178,7 +197,7 @@ class Steering:
 
 def _per_round(name: str, values, K: int, N: int, lengths: np.ndarray, low_open: bool):
     """``(K,)`` per-epoch or ``(N,)`` per-round steps -> ``(N,)`` per round."""
-    v = np.atleast_1d(np.asarray(values, dtype=float))
+    v = np.atleast_1d(real_array(name, values, nonempty=False))
     ok = v.ndim == 1 and v.size in (K, N) and np.all(np.isfinite(v))
     ok = ok and (np.all(v > 0) if low_open else np.all(v >= 0))
     if not ok:
@@ -244,6 +263,7 @@ def steer(
     if lengths.min() < 1:
         raise ValueError(f"lengths must be positive integers, got {lengths!r}")
     K, N = lengths.size, int(lengths.sum())
+    _check_size("lengths", N)
     eta_t = _per_round("etas", etas, K, N, lengths, low_open=True)  # (N,)
     alpha_t = _per_round("alphas", alphas, K, N, lengths, low_open=False)  # (N,)
     sigma = check_real("sigma", sigma, low=0.0, high=np.inf, high_open=True)
@@ -257,10 +277,12 @@ def steer(
     refit = check_int("refit_every", refit_every, minimum=1)
     R = check_int("replicates", replicates, minimum=1)
     every = check_int("record_every", record_every, minimum=1)
-    theta0 = np.asarray(theta0, dtype=float)
+    theta0 = real_array("theta0", theta0)
     if theta0.shape != (game.action_dim,):
         raise ValueError(f"theta0 must have shape (p,) = ({game.action_dim},), got {theta0.shape}")
     D, p = game.dim, game.action_dim
+    _check_size("replicates", R * (D + p + 1) ** 2)
+    _check_seed(seed)
     exact_fixed = isinstance(game, QuadraticGame)  # J does not depend on theta
     mode = "fixed"
     if isinstance(J_hat, str):
@@ -268,7 +290,7 @@ def steer(
             raise ValueError(f"J_hat must be 'estimate', 'exact' or a (D, p) array, got {J_hat!r}")
         mode = J_hat
     else:
-        J_hat = np.asarray(J_hat, dtype=float)
+        J_hat = real_array("J_hat", J_hat)
         if J_hat.shape != (D, p):
             raise ValueError(f"J_hat must have shape (D, p) = ({D}, {p}), got {J_hat.shape}")
     if sensitivity_bound is None:
@@ -278,7 +300,7 @@ def steer(
             "sensitivity_bound", sensitivity_bound, low=0.0, high=np.inf, low_open=True
         )
     _, phi_star = optimal_action(game, cost)
-    z0 = equilibrium(game, theta0) if z0 is None else np.asarray(z0, dtype=float)
+    z0 = equilibrium(game, theta0) if z0 is None else real_array("z0", z0)
     if z0.shape != (D,):
         raise ValueError(f"z0 must have shape (D,) = ({D},), got {z0.shape}")
 

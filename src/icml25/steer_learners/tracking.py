@@ -28,8 +28,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import solve_discrete_lyapunov
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
-from icml25.steer_learners.game import Game, QuadraticGame, equilibrium
+from icml25.steer_learners.game import (
+    Game,
+    QuadraticGame,
+    _check_seed,
+    _check_size,
+    _no_nan,
+    equilibrium,
+)
 
 
 @dataclass(frozen=True)
@@ -44,7 +52,7 @@ class Play:
 
 
 def _check_etas(eta) -> np.ndarray:
-    etas = np.atleast_1d(np.asarray(eta, dtype=float))
+    etas = np.atleast_1d(real_array("eta", eta, nonempty=False))
     if etas.ndim != 1 or etas.size == 0 or not np.all(np.isfinite(etas)) or np.any(etas <= 0):
         raise ValueError(f"eta must be a positive number or 1-d array of them, got {eta!r}")
     return etas
@@ -72,16 +80,18 @@ def stochastic_gradient_play(
 
     Shapes: returns ``Play.error (T+1, E, R)``, ``Play.z (E, R, D)``.
     """
-    thetas = np.asarray(thetas, dtype=float)
+    thetas = real_array("thetas", thetas)
     if thetas.ndim != 2 or thetas.shape[1] != game.action_dim or thetas.shape[0] < 2:
         raise ValueError(f"thetas must have shape (T+1, p={game.action_dim}), got {thetas.shape}")
     etas = _check_etas(eta)
     sigma = check_real("sigma", sigma, low=0.0, high=np.inf, high_open=True)
     R = check_int("replicates", replicates, minimum=1)
+    _check_size("replicates", etas.size * R * (thetas.shape[0] + game.dim))
+    _check_seed(seed)
     rng = np.random.default_rng(seed)
     targets = equilibrium(game, thetas)  # (T+1, D)
     D = game.dim
-    z0 = targets[0] if z0 is None else np.asarray(z0, dtype=float)
+    z0 = targets[0] if z0 is None else real_array("z0", z0)
     if z0.shape != (D,):
         raise ValueError(f"z0 must have shape (D,) = ({D},), got {z0.shape}")
     z = np.broadcast_to(z0, (etas.size, R, D)).copy()  # (E, R, D)
@@ -115,9 +125,10 @@ def expected_tracking_error(
     eta = check_real("eta", eta, low=0.0, high=np.inf, low_open=True, high_open=True)
     sigma = check_real("sigma", sigma, low=0.0, high=np.inf, high_open=True)
     steps = check_int("steps", steps, minimum=0)
+    _check_size("steps", steps + 1)
     _check_quadratic(game)
     D = game.dim
-    v, m = (np.asarray(a, dtype=float) for a in (drift, e0))
+    v, m = real_array("drift", drift), real_array("e0", e0)
     if v.shape != (D,) or m.shape != (D,):
         raise ValueError(f"drift and e0 must have shape (D,) = ({D},), got {v.shape}, {m.shape}")
     A = np.eye(D) - eta * game.M
@@ -143,7 +154,7 @@ def steady_state_error(
     sigma = check_real("sigma", sigma, low=0.0, high=np.inf, high_open=True)
     _check_quadratic(game)
     D = game.dim
-    v = np.asarray(drift, dtype=float)
+    v = real_array("drift", drift)
     if v.shape != (D,):
         raise ValueError(f"drift must have shape (D,) = ({D},), got {v.shape}")
     A = np.eye(D) - eta * game.M
@@ -168,7 +179,7 @@ def tracking_bound(
     sigma = check_real("sigma", sigma, low=0.0, high=np.inf, high_open=True)
     drift = check_real("drift", drift, low=0.0, high=np.inf, high_open=True)
     d0 = check_real("d0", d0, low=0.0, high=np.inf, high_open=True)
-    t = np.asarray(t, dtype=float)
+    t = _no_nan("t", t)
     if np.any(t < 0):
         raise ValueError(f"t must be >= 0, got {t!r}")
     q = np.sqrt(1.0 - 2.0 * mu * eta + (L * eta) ** 2)
