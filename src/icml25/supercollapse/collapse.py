@@ -26,12 +26,15 @@ from itertools import product
 import numpy as np
 from scipy.optimize import least_squares
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
+
+MAX_POINTS = 2**30  # frontier grids of more floats (8 GiB) are refused as a size typo
 
 
 def normalized_curves(loss, L0: float) -> np.ndarray:
     """``l = (L - L0) / (L[..., -1] - L0)``: curves ``(..., X)`` whose last point is ``x = 1``."""
-    loss = np.asarray(loss, dtype=float)
+    loss = real_array("loss", loss)
     L0 = check_real("L0", L0, low=-np.inf, high=np.inf, high_open=True, low_open=True)
     if loss.ndim < 1 or loss.shape[-1] < 2:
         raise ValueError(f"loss must have shape (..., X) with X >= 2, got {loss.shape}")
@@ -43,21 +46,30 @@ def normalized_curves(loss, L0: float) -> np.ndarray:
 
 def collapse_deviation(ell) -> np.ndarray:
     """``Delta(x)``: spread of the normalized curves ``l (P, W, X)`` over sizes and seeds,
-    relative to their mean; returns ``(X,)``."""
+    relative to their mean; returns ``(X,)``. A zero mean at some ``x`` is refused."""
     ell = _curves("l", ell)
     pooled = ell.reshape(-1, ell.shape[-1])  # (P W, X)
-    return pooled.std(axis=0, ddof=1) / pooled.mean(axis=0)
+    mean = pooled.mean(axis=0)
+    if np.any(mean == 0):
+        raise ValueError("l must have a nonzero mean over sizes and seeds at every x")
+    return pooled.std(axis=0, ddof=1) / mean
 
 
 def noise_floor(loss, L0: float) -> np.ndarray:
     """``sigma(x, p)``: seed-to-seed spread of ``L - L0`` relative to its mean, for raw curves
-    ``loss (P, W, X)`` on a common grid of ``x``; returns ``(P, X)``."""
-    excess = _curves("loss", loss) - L0
-    return excess.std(axis=1, ddof=1) / excess.mean(axis=1)
+    ``loss (P, W, X)`` on a common grid of ``x``; returns ``(P, X)``. ``L0`` must lie below
+    the seeds' mean loss at every ``(p, x)``."""
+    loss = _curves("loss", loss)
+    check_real("L0", L0, low=-np.inf, high=np.inf, high_open=True, low_open=True)
+    excess = loss - L0
+    mean = excess.mean(axis=1)
+    if np.any(mean <= 0):
+        raise ValueError("L0 must lie below the mean loss over seeds at every (p, x)")
+    return excess.std(axis=1, ddof=1) / mean
 
 
 def _curves(name: str, a) -> np.ndarray:
-    a = np.asarray(a, dtype=float)
+    a = real_array(name, a)
     if a.ndim != 3 or a.shape[1] < 2:
         raise ValueError(f"{name} must have shape (P, W, X) with W >= 2 seeds, got {a.shape}")
     return a
@@ -68,12 +80,15 @@ def fit_irreducible_loss(compute, loss, delta: float = 1e-3, starts: int = 3) ->
     ``delta``) on the residuals of ``log L`` (``scipy.optimize.least_squares``, all parameters
     >= 0), best of a grid of ``starts^2`` initial ``(L0, b)``; compute is rescaled by its smallest
     value inside. Returns ``L0, a, b`` and ``r2`` (on log L), as the official notebook's fit."""
-    c, L = np.asarray(compute, dtype=float), np.asarray(loss, dtype=float)
+    c, L = real_array("compute", compute), real_array("loss", loss)
     if c.shape != L.shape or c.ndim != 1 or c.size < 3:
         raise ValueError("compute and loss must be 1-d arrays of the same length >= 3")
     if np.any(c <= 0) or np.any(L <= 0):
         raise ValueError("compute and loss must be positive")
+    check_real("delta", delta, low=0.0, high=np.inf, low_open=True, high_open=True)
     starts = check_int("starts", starts, minimum=1)
+    if starts > 100:
+        raise ValueError(f"starts must be at most 100 (starts^2 fits), got {starts}")
     u = c / c.min()
 
     def residuals(theta):  # (n,)
@@ -99,8 +114,23 @@ def compute_frontier(compute: list, loss: list, n_points: int = 200):
     log-spaced computes inside the range all curves cover at least one of, returns
     ``(c (n,), L_min (n,), best (n,))`` with ``best`` the index of the winning model (log-log
     linear interpolation of each curve, as the official notebook)."""
-    if len(compute) != len(loss) or not compute:
+    if len(compute) != len(loss) or not len(compute):
         raise ValueError("compute and loss must be equally long, non-empty lists of curves")
+    for i, (c, L) in enumerate(zip(compute, loss, strict=True)):
+        c, L = real_array(f"compute[{i}]", c, ndim=1), real_array(f"loss[{i}]", L, ndim=1)
+        if c.shape != L.shape:
+            raise ValueError(
+                f"compute[{i}] and loss[{i}] must be equally long, got {c.shape}, {L.shape}"
+            )
+        if not np.any(c > 0) or np.any(np.diff(c) < 0):
+            raise ValueError(f"compute[{i}] must be increasing with some positive entries")
+        if np.any(L[c > 0] <= 0):
+            raise ValueError(f"loss[{i}] must be positive where compute[{i}] is")
+    n_points = check_int("n_points", n_points, minimum=1)
+    if n_points * len(compute) > MAX_POINTS:
+        raise ValueError(
+            f"n_points * len(compute) must be at most 2**30, got {n_points * len(compute)}"
+        )
     lo = min(np.min(np.asarray(c)[np.asarray(c) > 0]) for c in compute)
     hi = max(np.max(c) for c in compute)
     grid = np.geomspace(lo, hi, n_points)
@@ -117,9 +147,11 @@ def compute_frontier(compute: list, loss: list, n_points: int = 200):
 def fit_frontier_exponent(params, compute) -> tuple[float, float]:
     """Fit ``c*(p) = kappa p^(1 + gamma)`` to compute-optimal pairs (least squares in log-log, as
     the official notebook); returns ``(kappa, gamma)``: horizons then grow as ``p^gamma``."""
-    p, c = np.asarray(params, dtype=float), np.asarray(compute, dtype=float)
+    p, c = real_array("params", params), real_array("compute", compute)
     if p.shape != c.shape or p.ndim != 1 or np.unique(p).size < 2:
         raise ValueError("params and compute must be 1-d, equally long, with >= 2 distinct sizes")
+    if np.any(p <= 0) or np.any(c <= 0):
+        raise ValueError("params and compute must be positive")
     slope, intercept = np.polyfit(np.log(p), np.log(c), 1)
     return float(np.exp(intercept)), float(slope - 1.0)
 
@@ -132,7 +164,7 @@ def fit_compute_optimal(params, compute: list, loss: list, n_points: int = 1000)
     by the budget), and ``c* = kappa p^(1 + gamma)`` fitted to the rest. If fewer than two sizes
     win inside, all frontier points are used (``interior`` False). Returns ``kappa, gamma``,
     the frontier ``c, L_min, p_opt`` and ``interior``."""
-    p = np.asarray(params, dtype=float)
+    p = real_array("params", params)
     if p.ndim != 1 or p.size != len(compute) or np.any(p <= 0):
         raise ValueError(f"params must be {len(compute)} positive sizes, got {params!r}")
     c, L_min, best = compute_frontier(compute, loss, n_points)
@@ -157,14 +189,26 @@ def optimal_horizon(params, gamma: float, ref_params: float, ref_horizon: float)
     gamma = check_real("gamma", gamma, low=-np.inf, high=np.inf, low_open=True, high_open=True)
     ref_params = check_real("ref_params", ref_params, low=0, high=np.inf, low_open=True)
     ref_horizon = check_real("ref_horizon", ref_horizon, low=0, high=np.inf, low_open=True)
-    p = np.asarray(params, dtype=float)
+    p = real_array("params", params)
     if np.any(p <= 0):
         raise ValueError("params must be positive")
     return ref_horizon * (p / ref_params) ** gamma
 
 
 def power_law_loss(t, p, mu: float, nu: float, L0: float = 0.0) -> np.ndarray:
-    """``L(t, p) = L0 + t^-mu + p^-nu`` (broadcast over ``t`` and ``p``)."""
+    """``L(t, p) = L0 + t^-mu + p^-nu`` (broadcast over ``t`` and ``p``, both positive)."""
+    for name, value in (("t", t), ("p", p)):
+        if np.any(real_array(name, value) <= 0):
+            raise ValueError(f"{name} must be positive")
+    try:
+        np.broadcast_shapes(np.shape(t), np.shape(p))
+    except ValueError:
+        raise ValueError(
+            f"t and p must broadcast together, got {np.shape(t)} and {np.shape(p)}"
+        ) from None
+    check_real("mu", mu, low=0, high=np.inf, low_open=True, high_open=True)
+    check_real("nu", nu, low=0, high=np.inf, low_open=True, high_open=True)
+    check_real("L0", L0, low=-np.inf, high=np.inf, low_open=True, high_open=True)
     return L0 + np.asarray(t, dtype=float) ** -mu + np.asarray(p, dtype=float) ** -nu
 
 
@@ -173,14 +217,17 @@ def power_law_optimal_horizon(p, mu: float, nu: float) -> np.ndarray:
     ``t*(p) = (mu / nu)^(1/mu) p^(nu/mu)`` (stationarity: ``mu t^-mu = nu p^-nu``)."""
     mu = check_real("mu", mu, low=0, high=np.inf, low_open=True, high_open=True)
     nu = check_real("nu", nu, low=0, high=np.inf, low_open=True, high_open=True)
-    return (mu / nu) ** (1.0 / mu) * np.asarray(p, dtype=float) ** (nu / mu)
+    p = real_array("p", p)
+    if np.any(p <= 0):
+        raise ValueError("p must be positive")
+    return (mu / nu) ** (1.0 / mu) * p ** (nu / mu)
 
 
 def power_law_collapse(x, mu: float, nu: float) -> np.ndarray:
     """The universal normalized curve ``l(x) = (r x^-mu + 1) / (r + 1)``, ``r = nu / mu``."""
     mu = check_real("mu", mu, low=0, high=np.inf, low_open=True, high_open=True)
     nu = check_real("nu", nu, low=0, high=np.inf, low_open=True, high_open=True)
-    x = np.asarray(x, dtype=float)
+    x = real_array("x", x)
     if np.any(x <= 0):
         raise ValueError("x must be positive")
     r = nu / mu

@@ -23,7 +23,15 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
+
+MAX_FLOATS = 2**30  # arrays of more numbers (4-8 GiB) are refused as a size typo
+
+
+def _check_floats(name: str, count: int) -> None:
+    if count > MAX_FLOATS:
+        raise ValueError(f"{name} is too large: {count} numbers (at most 2**30)")
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,7 @@ def fourier_task(dim: int = 8, n_modes: int = 10_000, alpha: float = 2.0, seed=0
     """Draw the target function of the paper's Fourier regression task (see the module)."""
     dim = check_int("dim", dim, minimum=1)
     n_modes = check_int("n_modes", n_modes, minimum=1)
+    _check_floats("n_modes * dim", n_modes * dim)
     alpha = check_real("alpha", alpha, low=0.0, high=np.inf, low_open=True, high_open=True)
     rng = np.random.default_rng(seed)
     s = (1.0 - rng.uniform(size=n_modes)) ** (-1.0 / alpha)  # (M,) frequency magnitudes
@@ -57,10 +66,18 @@ def fourier_targets(task: FourierTask, x) -> np.ndarray | torch.Tensor:
     """``y(x) = sum_i w_i sqrt(2) cos(2 pi k_i . x + b_i)`` for ``x (B, d)``; returns ``(B,)``.
 
     Numpy in, numpy out; a torch tensor in, a tensor out (same dtype)."""
+    if not isinstance(task, FourierTask):
+        raise TypeError(f"task must be a FourierTask, got {type(task).__name__}")
     if isinstance(x, torch.Tensor):
+        if x.ndim != 2 or x.shape[1] != task.dim or not x.is_floating_point():
+            raise ValueError(
+                f"x must be a float tensor of shape (B, {task.dim}), got {x.dtype} {tuple(x.shape)}"
+            )
+        if not torch.isfinite(x).all():
+            raise ValueError("x must be finite: it holds NaN or inf")
         k, w, b = (torch.as_tensor(a, dtype=x.dtype) for a in (task.k, task.w, task.b))
         return torch.cos(2 * torch.pi * x @ k.T + b) @ (np.sqrt(2.0) * w)
-    x = np.asarray(x, dtype=float)
+    x = real_array("x", x, nonempty=False)
     if x.ndim != 2 or x.shape[1] != task.dim:
         raise ValueError(f"x must have shape (B, {task.dim}), got {x.shape}")
     return np.cos(2 * np.pi * x @ task.k.T + task.b) @ (np.sqrt(2.0) * task.w)
@@ -68,4 +85,9 @@ def fourier_targets(task: FourierTask, x) -> np.ndarray | torch.Tensor:
 
 def sample_inputs(n: int, dim: int, generator: torch.Generator) -> torch.Tensor:
     """``n`` inputs uniform on ``[-1/2, 1/2]^dim``, float32, ``(n, dim)``."""
+    check_int("n", n, minimum=1)
+    check_int("dim", dim, minimum=1)
+    _check_floats("n * dim", n * dim)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
     return torch.rand(n, dim, generator=generator) - 0.5

@@ -24,14 +24,16 @@ outputs ``(M, B)``.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from icml25.common.arrays import int_array
 from icml25.common.validate import check_int, check_real
-from icml25.supercollapse.fourier import FourierTask, fourier_targets, sample_inputs
+from icml25.supercollapse.fourier import FourierTask, _check_floats, fourier_targets, sample_inputs
 from icml25.supercollapse.schedules import SCHEDULES, lr_schedule
 
 BETA1, BETA2, EPS = 0.9, 0.95, 1e-20
@@ -40,6 +42,9 @@ NAMES = ("W_in", "W1", "W2", "w_out")
 
 def parameter_count(width: int, depth: int, dim: int = 8) -> int:
     """``P = d D + 2 N D^2 + D``: the parameters of one member (the paper's ``p``)."""
+    check_int("width", width, minimum=1)
+    check_int("depth", depth, minimum=1)
+    check_int("dim", dim, minimum=1)
     return dim * width + 2 * depth * width**2 + width
 
 
@@ -47,8 +52,11 @@ def init_mlp(width: int, depth: int, seeds: Sequence[int], dim: int = 8) -> dict
     """Stacked float32 weights of ``len(seeds)`` members, member ``m`` drawn from ``seeds[m]``."""
     width = check_int("width", width, minimum=1)
     depth = check_int("depth", depth, minimum=1)
-    if len(seeds) == 0:
-        raise ValueError("seeds must name at least one member")
+    if not isinstance(seeds, Sequence | np.ndarray) or len(seeds) == 0:
+        raise ValueError("seeds must be a sequence naming at least one member")
+    _check_floats("len(seeds) * parameter_count", len(seeds) * parameter_count(width, depth, dim))
+    for i, s in enumerate(seeds):
+        _check_seed(f"seeds[{i}]", s)
     W_in, W1 = [], []
     for s in seeds:
         gen = torch.Generator().manual_seed(int(s))
@@ -63,12 +71,27 @@ def init_mlp(width: int, depth: int, seeds: Sequence[int], dim: int = 8) -> dict
     }
 
 
+def _check_seed(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer seed, got {value!r}")
+
+
 def _rms(h: torch.Tensor) -> torch.Tensor:
     return h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6)
 
 
 def mlp_forward(params: dict[str, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
     """Outputs ``(M, B)`` of every member on the shared inputs ``x (B, d)``."""
+    W_in = params["W_in"]
+    if not isinstance(x, torch.Tensor) or x.ndim != 2 or x.shape[1] != W_in.shape[1]:
+        shape = tuple(getattr(x, "shape", ()))
+        raise ValueError(
+            f"x must be a tensor of shape (B, {W_in.shape[1]}), got {type(x).__name__} {shape}"
+        )
+    if x.dtype != W_in.dtype:
+        raise ValueError(f"x must have the weights' dtype {W_in.dtype}, got {x.dtype}")
+    if not torch.isfinite(x).all():
+        raise ValueError("x must be finite: it holds NaN or inf")
     depth = params["W1"].shape[1]
     h = torch.matmul(x, params["W_in"])  # (M, B, D)
     for layer in range(depth):
@@ -125,13 +148,20 @@ def train_members(
     total_steps = check_int("total_steps", total_steps, minimum=1)
     batch = check_int("batch", batch, minimum=1)
     eval_size = check_int("eval_size", eval_size, minimum=1)
+    if not isinstance(task, FourierTask):
+        raise TypeError(f"task must be a FourierTask, got {type(task).__name__}")
+    width = check_int("width", width, minimum=1)
+    _check_seed("data_seed", data_seed)
     M = len(seeds)
+    _check_floats("total_steps * len(seeds)", total_steps * M)
+    _check_floats("max(batch, eval_size) * len(seeds) * width", max(batch, eval_size) * M * width)
     if len(schedules) != M or any(s not in SCHEDULES for s in schedules):
         raise ValueError(f"schedules must be {M} names from {SCHEDULES}, got {schedules!r}")
     lr_widths = [None] * M if lr_widths is None else list(lr_widths)
     if len(lr_widths) != M:
         raise ValueError(f"lr_widths must have {M} entries, got {len(lr_widths)}")
-    record = np.unique(np.concatenate([[0, total_steps], np.asarray(eval_steps, dtype=int)]))
+    eval_steps = int_array("eval_steps", eval_steps, ndim=1, nonempty=False)
+    record = np.unique(np.concatenate([[0, total_steps], eval_steps]))
     if record.min() < 0 or record.max() > total_steps:
         raise ValueError(f"eval_steps must lie in [0, total_steps={total_steps}]")
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
 
 SCHEDULES = ("constant", "linear", "cosine")
@@ -27,7 +28,7 @@ def lr_schedule(name: str, steps, total: int, decay_frac: float = 1.0) -> np.nda
         raise ValueError(f"name must be one of {SCHEDULES}, got {name!r}")
     total = check_int("total", total, minimum=1)
     decay_frac = check_real("decay_frac", decay_frac, low=0.0, high=1.0, low_open=True)
-    steps = np.asarray(steps, dtype=float)
+    steps = real_array("steps", steps, nonempty=False)
     if np.any(steps < 0) or np.any(steps > total):
         raise ValueError(f"steps must lie in [0, total={total}]")
     u = np.maximum(0.0, (steps / total - (1.0 - decay_frac)) / decay_frac)

@@ -28,15 +28,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
 
 
 def _features(name: str, features) -> np.ndarray:
-    F = np.asarray(features, dtype=float)
+    F = real_array(name, features, nonempty=False)
     if F.ndim != 2 or min(F.shape) < 1:
         raise ValueError(f"{name} must be a 2-d array (samples, features), got shape {F.shape}")
-    if not np.all(np.isfinite(F)):
-        raise ValueError(f"{name} must be finite")
+    return F
+
+
+def _nonzero(name: str, F: np.ndarray) -> np.ndarray:
+    if not F.any():
+        raise ValueError(f"{name} must not be all zero: it has no principal directions")
     return F
 
 
@@ -58,8 +63,10 @@ def intrinsic_dimension(features, fraction: float = 0.9) -> int:
 
 
 def principal_subspace(features, dim: int) -> np.ndarray:
-    """(D, dim) orthonormal top-``dim`` eigenvectors of ``F^T F / m`` for features F (m, D)."""
-    F = _features("features", features)
+    """(D, dim) orthonormal top-``dim`` eigenvectors of ``F^T F / m`` for features F (m, D).
+
+    All-zero features, NaN or inf are refused."""
+    F = _nonzero("features", _features("features", features))
     dim = check_int("dim", dim, minimum=1)
     if dim > F.shape[1]:
         raise ValueError(f"dim must be <= the feature width {F.shape[1]}, got {dim}")
@@ -101,9 +108,10 @@ def sample_subspace(features, dim: int) -> np.ndarray:
     """(m, dim) orthonormal top-``dim`` left singular vectors of features F (m, D).
 
     The span, in sample space ``R^m``, of the model's top ``dim`` principal feature functions:
-    ``U[:, :dim] = F V[:, :dim] / s[:dim]`` for ``F = U diag(s) V^T``.
+    ``U[:, :dim] = F V[:, :dim] / s[:dim]`` for ``F = U diag(s) V^T``. All-zero features,
+    NaN or inf are refused.
     """
-    F = _features("features", features)
+    F = _nonzero("features", _features("features", features))
     dim = check_int("dim", dim, minimum=1)
     if dim > min(F.shape):
         raise ValueError(f"dim must be <= min(samples, width) = {min(F.shape)}, got {dim}")

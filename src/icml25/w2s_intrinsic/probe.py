@@ -24,9 +24,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
-from icml25.w2s_intrinsic.dimensions import correlation_dimension, intrinsic_dimension
-from icml25.w2s_intrinsic.simulate import W2SCurves
+from icml25.w2s_intrinsic.dimensions import (
+    _features,
+    _nonzero,
+    correlation_dimension,
+    intrinsic_dimension,
+)
+from icml25.w2s_intrinsic.simulate import W2SCurves, _check_floats
 from icml25.w2s_intrinsic.theory import w2s_risks
 
 
@@ -63,7 +69,7 @@ def _risk(A: np.ndarray, theta: np.ndarray, Y: np.ndarray, test: np.ndarray) -> 
 
 
 def _targets(name: str, value, m: int) -> np.ndarray:
-    Y = np.asarray(value, dtype=float)
+    Y = real_array(name, value, nonempty=False)
     Y = Y[:, None] if Y.ndim == 1 else Y
     if Y.ndim != 2 or Y.shape[0] != m or not np.all(np.isfinite(Y)):
         raise ValueError(f"{name} must be a finite (m,) or (m, C) array with m = {m} rows")
@@ -98,7 +104,8 @@ def w2s_linear_probe(
     trials : random splits of the ``m`` samples into labelled, pseudo-labelled and test sets.
     seed : seed of the splits (int, numpy Generator or None).
     """
-    Fw, Fs = np.asarray(features_w, dtype=float), np.asarray(features_s, dtype=float)
+    Fw = _nonzero("features_w", _features("features_w", features_w))
+    Fs = _nonzero("features_s", _features("features_s", features_s))
     if Fw.ndim != 2 or Fs.ndim != 2 or Fw.shape[0] != Fs.shape[0]:
         raise ValueError(
             f"features_w and features_s must be 2-d with the same rows (samples), got "
@@ -107,10 +114,10 @@ def w2s_linear_probe(
     m = Fw.shape[0]
     Y = _targets("targets", targets, m)  # (m, C)
     trials = check_int("trials", trials, minimum=2)
-    Yt = Y if train_targets is None else np.asarray(train_targets, dtype=float)
+    Yt = Y if train_targets is None else real_array("train_targets", train_targets)
     if train_targets is not None and Yt.ndim < 3:
         Yt = _targets("train_targets", Yt, m)
-    if Yt.shape[-2:] != Y.shape or Yt.ndim == 3 and Yt.shape[0] != trials:
+    if Yt.ndim > 3 or Yt.shape[-2:] != Y.shape or Yt.ndim == 3 and Yt.shape[0] != trials:
         raise ValueError(
             f"train_targets must have the shape of targets {Y.shape} or (trials, *that), "
             f"got {Yt.shape}"
@@ -121,7 +128,11 @@ def w2s_linear_probe(
     As, Us = principal_coordinates(Fs, fraction)  # (m, d_s) each
     d_w, d_s = Aw.shape[1], As.shape[1]
     n = check_int("n", n, minimum=max(d_s, d_w) + 1)
-    Ns = np.atleast_1d(np.asarray(N))
+    _check_floats("trials", "the fits' design matrices", trials * m * max(d_s, d_w, Y.shape[1]))
+    try:
+        Ns = np.atleast_1d(np.asarray(N))
+    except ValueError:
+        raise ValueError(f"N must be an int or a 1-d sequence of ints, got {N!r}") from None
     if Ns.ndim != 1 or not np.issubdtype(Ns.dtype, np.integer) or np.any(np.diff(Ns) <= 0):
         raise ValueError(f"N must be an int or increasing ints, got {N!r}")
     if Ns[0] <= d_s or n + Ns[-1] >= m:

@@ -34,6 +34,8 @@ import numpy as np
 from icml25.common.validate import check_int, check_real
 from icml25.w2s_intrinsic.theory import check_dimensions
 
+MAX_FLOATS = 2**30  # one array of more float64s (8 GiB) is refused as a size typo
+
 
 @dataclass(frozen=True)
 class W2SCurves:
@@ -103,6 +105,7 @@ def subspace_pair(D: int, d_s: int, d_w: int, d_sw: int, seed=None) -> tuple[np.
     d_sw = _check_shared(d_sw)
     d_u = d_s + d_w - d_sw
     D = check_int("ambient_dim", D, minimum=d_u)
+    _check_floats("ambient_dim", "the (D, d_s + d_w - d_sw) frame", D * d_u)
     rng = np.random.default_rng(seed)
     Q, _ = np.linalg.qr(rng.standard_normal((D, d_u)))  # (D, d_u), Haar-distributed frame
     return Q[:, :d_s], Q[:, d_s - d_sw : d_s - d_sw + d_w], Q
@@ -112,6 +115,11 @@ def _check_shared(d_sw) -> int:
     if isinstance(d_sw, bool) or not float(d_sw).is_integer():
         raise ValueError(f"d_sw must be an integer number of shared directions, got {d_sw!r}")
     return int(d_sw)
+
+
+def _check_floats(name: str, what: str, count: int) -> None:
+    if count > MAX_FLOATS:
+        raise ValueError(f"{name} is too large: {what} would hold {count} floats (at most 2**30)")
 
 
 def _ols(X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -161,7 +169,10 @@ def simulate_w2s(
     d_s, d_w, _ = check_dimensions(d_s, d_w, d_sw)
     d_sw = _check_shared(d_sw)
     n = check_int("n", n, minimum=max(d_s, d_w) + 2)
-    Ns = np.atleast_1d(np.asarray(N))
+    try:
+        Ns = np.atleast_1d(np.asarray(N))
+    except ValueError:
+        raise ValueError(f"N must be an integer or a 1-d sequence of integers, got {N!r}") from None
     if Ns.ndim != 1 or not np.issubdtype(Ns.dtype, np.integer) or Ns.size == 0:
         raise ValueError(f"N must be an integer or a 1-d sequence of integers, got {N!r}")
     if np.any(Ns <= d_s + 1) or np.any(np.diff(Ns) <= 0):
@@ -170,6 +181,13 @@ def simulate_w2s(
     trials = check_int("trials", trials, minimum=2)
     max_elements = check_int("max_elements", max_elements, minimum=1)
     d_u = d_s + d_w - d_sw
+    _check_floats("trials", "the risks", trials * (3 + 2 * Ns.size))
+    width, name = d_u, "n + max(N)"
+    if ambient_dim is not None:
+        width = check_int("ambient_dim", ambient_dim, minimum=d_u)
+        _check_floats("ambient_dim", "the (D, d_s + d_w - d_sw) frame", width * d_u)
+        name = "n + max(N) or ambient_dim"
+    _check_floats(name, "one trial's (n + max(N), width) inputs", (n + int(Ns[-1])) * width)
     rng = np.random.default_rng(seed)
 
     if ambient_dim is None:

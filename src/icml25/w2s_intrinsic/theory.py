@@ -59,11 +59,20 @@ class W2SRisks:
 
 
 def _check_sizes(name: str, value, *, above: int) -> np.ndarray:
-    """An int or an integer array, every entry > ``above``, or ValueError naming ``name``."""
-    arr = np.asarray(value)
+    """A finite int or integer array, every entry > ``above``, or ValueError naming ``name``."""
+    try:
+        arr = np.asarray(value)
+    except ValueError:
+        raise ValueError(
+            f"{name} must be an integer or an array of integers, got a ragged list"
+        ) from None
     if arr.dtype == bool or not (
         np.issubdtype(arr.dtype, np.integer)
-        or (np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr)))
+        or (
+            np.issubdtype(arr.dtype, np.floating)
+            and np.all(np.isfinite(arr))
+            and np.all(arr == np.round(arr))
+        )
     ):
         raise ValueError(f"{name} must be an integer or an array of integers, got {value!r}")
     if arr.size == 0 or np.any(arr <= above):
@@ -108,7 +117,12 @@ def w2s_risks(d_s, d_w, d_sw, n, N, sigma=1.0, *, form: str = "exact") -> W2SRis
         raise ValueError(f"form must be one of {FORMS}, got {form!r}")
     n = _check_sizes("n", n, above=max(d_s, d_w) + 1)
     N = _check_sizes("N", N, above=d_s + 1)
-    n, N = np.broadcast_arrays(n, N)
+    try:
+        n, N = np.broadcast_arrays(n, N)
+    except ValueError:
+        raise ValueError(
+            f"n and N must broadcast together, got shapes {n.shape} and {N.shape}"
+        ) from None
     shift = {"exact": 1.0, "asymptotic": 0.0}[form]
     s2 = sigma**2
 
