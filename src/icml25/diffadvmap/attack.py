@@ -40,7 +40,23 @@ __all__ = ["attack", "margin"]
 
 
 def margin(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """``z_y - max_{k != y} z_k`` per sample: (B, K), (B,) -> (B,); negative = misclassified."""
+    """``z_y - max_{k != y} z_k`` per sample: (B, K), (B,) -> (B,); negative = misclassified.
+    Refuses non-finite logits, fewer than 2 classes and labels outside ``[0, K)``."""
+    if not isinstance(logits, torch.Tensor) or logits.dim() != 2 or not logits.is_floating_point():
+        raise ValueError(
+            f"logits must be a float tensor (B, K), got {getattr(logits, 'shape', logits)!r}"
+        )
+    if logits.shape[1] < 2 or not torch.isfinite(logits).all():
+        raise ValueError(
+            f"logits must be finite with at least 2 classes, got shape {tuple(logits.shape)}"
+        )
+    _check_labels(y, len(logits))
+    if len(y) and y.max() >= logits.shape[1]:
+        raise ValueError(f"y must hold labels in [0, {logits.shape[1]}), got {int(y.max())}")
+    return _margin(logits, y)
+
+
+def _margin(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     true = logits.gather(1, y[:, None])[:, 0]  # (B,)
     other = logits.masked_fill(torch.nn.functional.one_hot(y, logits.shape[1]).bool(), -math.inf)
     return true - other.max(1).values
@@ -64,15 +80,39 @@ def _check_inputs(model, x, y, mask):
         raise TypeError(f"model must be a callable classifier, got {type(model)}")
     if not isinstance(x, torch.Tensor) or x.dim() != 4 or not x.is_floating_point():
         raise ValueError(f"x must be a float tensor (B, C, H, W), got {getattr(x, 'shape', x)!r}")
+    if x.numel() == 0:
+        raise ValueError(f"x must hold at least one image, got shape {tuple(x.shape)}")
     if not torch.isfinite(x).all() or x.min() < -1 or x.max() > 1:
         raise ValueError("x must be finite images scaled to [-1, 1]")
-    if not isinstance(y, torch.Tensor) or y.shape != (len(x),) or y.is_floating_point():
-        raise ValueError(f"y must be an integer tensor of shape ({len(x)},), got {y!r}")
+    _check_labels(y, len(x))
     if mask is not None:
         if not isinstance(mask, torch.Tensor) or mask.dim() != 4:
             raise ValueError("mask must be a tensor (B or 1, 1 or C, H, W) of 0/1 values")
         if mask.shape[-2:] != x.shape[-2:] or ((mask != 0) & (mask != 1)).any():
             raise ValueError(f"mask must be 0/1 of spatial shape {tuple(x.shape[-2:])}")
+        if mask.shape[0] not in (1, len(x)) or mask.shape[1] not in (1, x.shape[1]):
+            raise ValueError(
+                f"mask must have shape (1 or {len(x)}, 1 or {x.shape[1]}, H, W), "
+                f"got {tuple(mask.shape)}"
+            )
+
+
+def _check_labels(y, n: int) -> None:
+    """``y``: an integer tensor of ``n`` labels >= 0."""
+    if not isinstance(y, torch.Tensor) or y.shape != (n,) or y.is_floating_point():
+        raise ValueError(f"y must be an integer tensor of shape ({n},), got {y!r}")
+    if n and y.min() < 0:
+        raise ValueError(f"y must hold labels >= 0, got {int(y.min())}")
+
+
+def _check_images(name: str, x) -> None:
+    """``x``: a non-empty float tensor of finite values, one row per sample."""
+    if not isinstance(x, torch.Tensor) or x.dim() < 2 or not x.is_floating_point():
+        raise ValueError(f"{name} must be a float tensor (N, ...), got {getattr(x, 'shape', x)!r}")
+    if x.numel() == 0:
+        raise ValueError(f"{name} must not be empty, got shape {tuple(x.shape)}")
+    if not torch.isfinite(x).all():
+        raise ValueError(f"{name} must be finite: it holds NaN or inf")
 
 
 def attack(
@@ -149,7 +189,7 @@ def attack(
 
     def loss_fn(x_t, origin, t):
         _, x0_hat = tweedie(x_t, t)
-        adv = (kappa - margin(model(x0_hat), y)) ** 2  # (B,)
+        adv = (kappa - _margin(model(x0_hat), y)) ** 2  # (B,)
         rec = ((1 - keep) * (x0 - x0_hat)).pow(2).flatten(1).sum(1)
         anchor = (x_t - origin).pow(2).flatten(1).sum(1)
         return (c_adv * adv + c_rec * rec + xt_reg * anchor).sum()  # samples are independent

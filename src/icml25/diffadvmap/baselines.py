@@ -17,7 +17,7 @@ import torch
 from torch.nn import functional as F
 
 from icml25.common.validate import check_int, check_real
-from icml25.diffadvmap.attack import _check_inputs, margin
+from icml25.diffadvmap.attack import _check_inputs, _margin
 
 __all__ = ["pgd_linf", "pixel_attack"]
 
@@ -72,12 +72,15 @@ def pixel_attack(
     _check_inputs(model, x, y, None)
     check_int("steps", steps, minimum=1)
     check_real("lr", lr, low=0.0, high=math.inf, low_open=True, high_open=True)
+    for name, value in (("c_adv", c_adv), ("c_rec", c_rec)):
+        check_real(name, value, low=0.0, high=math.inf, high_open=True)
+    check_real("kappa", kappa, low=-math.inf, high=math.inf, low_open=True, high_open=True)
     x0 = x.detach()
     x_adv = x0.clone()
     for _ in range(steps):
         with torch.enable_grad():
             x_var = x_adv.requires_grad_(True)
-            adv = (kappa - margin(model(x_var), y)) ** 2  # (B,)
+            adv = (kappa - _margin(model(x_var), y)) ** 2  # (B,)
             rec = (x_var - x0).pow(2).flatten(1).sum(1)
             grad = torch.autograd.grad((c_adv * adv + c_rec * rec).sum(), x_var)[0]
         x_adv = (x_var.detach() - lr * torch.nan_to_num(grad)).clamp(-1, 1)

@@ -14,6 +14,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from icml25.common.validate import check_int, check_real
+from icml25.diffadvmap.attack import _check_images, _check_labels
 from icml25.diffadvmap.baselines import pgd_linf
 
 __all__ = ["MLP", "SmallCNN", "accuracy", "train_classifier"]
@@ -21,6 +22,8 @@ __all__ = ["MLP", "SmallCNN", "accuracy", "train_classifier"]
 
 class SmallCNN(nn.Module):
     def __init__(self, channels: int = 1, classes: int = 10, width: int = 16, seed: int = 0):
+        for name, value in (("channels", channels), ("classes", classes), ("width", width)):
+            check_int(name, value, minimum=1)
         super().__init__()
         with torch.random.fork_rng(devices=[]):  # the initialisers use the global stream
             torch.manual_seed(seed)
@@ -45,6 +48,8 @@ class SmallCNN(nn.Module):
 
 class MLP(nn.Module):
     def __init__(self, inputs: int = 64, classes: int = 10, hidden: int = 128, seed: int = 0):
+        for name, value in (("inputs", inputs), ("classes", classes), ("hidden", hidden)):
+            check_int(name, value, minimum=1)
         super().__init__()
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
@@ -75,6 +80,8 @@ def train_classifier(
 ) -> nn.Module:
     """Train ``model`` in place on images (N, C, H, W) and labels (N,); returns it in eval mode
     with its parameters frozen."""
+    _check_images("x", x)
+    _check_labels(y, len(x))
     check_int("epochs", epochs, minimum=1)
     check_int("batch_size", batch_size, minimum=1)
     check_real("pgd_epsilon", pgd_epsilon, low=0.0, high=2.0)
@@ -99,4 +106,10 @@ def train_classifier(
 
 @torch.no_grad()
 def accuracy(model, x: torch.Tensor, y: torch.Tensor) -> float:
-    return float((model(x).argmax(1) == y).float().mean())
+    """The fraction of images (N, ...) whose argmax logit is their label (N,)."""
+    _check_images("x", x)
+    _check_labels(y, len(x))
+    logits = model(x)  # (N, K)
+    if y.max() >= logits.shape[1]:
+        raise ValueError(f"y must hold labels in [0, {logits.shape[1]}), got {int(y.max())}")
+    return float((logits.argmax(1) == y).float().mean())

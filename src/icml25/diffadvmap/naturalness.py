@@ -18,6 +18,8 @@ import scipy.linalg
 import torch
 from sklearn.metrics import roc_auc_score
 
+from icml25.common.arrays import real_array
+from icml25.diffadvmap.attack import _check_images
 from icml25.diffadvmap.models import SmallCNN, train_classifier
 
 __all__ = [
@@ -32,6 +34,7 @@ def train_discriminator(
     clean: torch.Tensor, fake: torch.Tensor, *, epochs: int = 20, width: int = 16, seed: int = 0
 ) -> SmallCNN:
     """A CNN telling ``fake`` (label 1) from ``clean`` (label 0), both (N, C, H, W)."""
+    _check_pair(clean, fake)
     x = torch.cat([clean, fake])  # (N_c + N_f, C, H, W)
     y = torch.cat([torch.zeros(len(clean)), torch.ones(len(fake))]).long()
     model = SmallCNN(clean.shape[1], 2, width, seed=seed)
@@ -41,6 +44,7 @@ def train_discriminator(
 @torch.no_grad()
 def detection_auc(discriminator, clean: torch.Tensor, fake: torch.Tensor) -> float:
     """ROC AUC of the discriminator's fake-logit margin, clean (0) against fake (1)."""
+    _check_pair(clean, fake)
     scores = [(discriminator(x)[:, 1] - discriminator(x)[:, 0]).numpy() for x in (clean, fake)]
     labels = np.r_[np.zeros(len(clean)), np.ones(len(fake))]
     return float(roc_auc_score(labels, np.concatenate(scores)))
@@ -49,6 +53,7 @@ def detection_auc(discriminator, clean: torch.Tensor, fake: torch.Tensor) -> flo
 def nearest_neighbour_distance(features: np.ndarray, reference: np.ndarray) -> float:
     """Mean over rows of ``features`` (n, d) of the distance to the nearest row of
     ``reference`` (m, d)."""
+    _check_clouds(("features", features), ("reference", reference), rows=1)
     d2 = (
         (features**2).sum(1)[:, None] + (reference**2).sum(1)[None] - 2 * features @ reference.T
     )  # (n, m)
@@ -56,9 +61,39 @@ def nearest_neighbour_distance(features: np.ndarray, reference: np.ndarray) -> f
 
 
 def frechet_distance(a: np.ndarray, b: np.ndarray) -> float:
-    """Fréchet distance between Gaussians fitted to ``a`` (n, d) and ``b`` (m, d)."""
+    """Fréchet distance between Gaussians fitted to ``a`` (n, d) and ``b`` (m, d), n, m >= 2."""
+    _check_clouds(("a", a), ("b", b), rows=2)
     mu_a, mu_b = a.mean(0), b.mean(0)
     s_a, s_b = np.cov(a, rowvar=False), np.cov(b, rowvar=False)
     root = scipy.linalg.sqrtm(s_a @ s_b)
     root = np.real(root)
     return float(((mu_a - mu_b) ** 2).sum() + np.trace(s_a + s_b - 2 * root))
+
+
+def _check_pair(clean, fake) -> None:
+    """Two non-empty batches of finite images (N, C, H, W) of one image shape."""
+    for name, x in (("clean", clean), ("fake", fake)):
+        _check_images(name, x)
+        if x.dim() != 4:
+            raise ValueError(f"{name} must be images (N, C, H, W), got shape {tuple(x.shape)}")
+    if clean.shape[1:] != fake.shape[1:]:
+        raise ValueError(
+            f"clean and fake must have one image shape, got {tuple(clean.shape[1:])} "
+            f"and {tuple(fake.shape[1:])}"
+        )
+
+
+def _check_clouds(first, second, *, rows: int) -> None:
+    """Two finite feature matrices (n, d) and (m, d), each of at least ``rows`` rows; the
+    callers' arrays are used as they are (float32 stays float32)."""
+    shapes = []
+    for name, value in (first, second):
+        shape = real_array(name, value, ndim=2).shape
+        if shape[0] < rows:
+            raise ValueError(f"{name} must have at least {rows} rows, got shape {shape}")
+        shapes.append(shape)
+    if shapes[0][1] != shapes[1][1]:
+        raise ValueError(
+            f"{first[0]} and {second[0]} must have one number of columns, "
+            f"got {shapes[0][1]} and {shapes[1][1]}"
+        )

@@ -22,8 +22,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from icml25.common.arrays import int_array
+from icml25.common.validate import check_int
 from icml25.ucgs_avr.networks import PanelTransformer, seeded
-from icml25.ucgs_avr.solver import PANELS, TOKENS, _check_tokens, lr_at
+from icml25.ucgs_avr.solver import PANELS, TOKENS, _check_config, _check_tokens, lr_at
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,9 @@ class BaselineConfig:
     batch: int = 16
     lr: float = 1e-3
     warmup: int = 100
+
+    def __post_init__(self) -> None:
+        _check_config(self)
 
 
 class _Scorer(nn.Module):
@@ -85,10 +90,19 @@ def _train(model: nn.Module, loss_of, n: int, c: BaselineConfig, seed: int) -> l
 
 
 def _check_answer(answer, n: int) -> torch.Tensor:
+    int_array("answer", answer, nonempty=False)
     a = torch.as_tensor(np.asarray(answer), dtype=torch.int64)
     if a.shape != (n,) or (a < 0).any() or (a >= 8).any():
         raise ValueError(f"answer must have shape ({n},) with values in [0, 8)")
     return a
+
+
+def _context_and_candidates(context, candidates, n_codes: int):
+    ctx = _check_tokens("context", context, PANELS - 1, n_codes)
+    cands = _check_tokens("candidates", candidates, 8, n_codes)
+    if len(cands) != len(ctx):
+        raise ValueError(f"candidates must hold one set per context, {len(ctx)}, got {len(cands)}")
+    return ctx, cands
 
 
 class DiscriminativeSolver:
@@ -110,8 +124,7 @@ class DiscriminativeSolver:
         return self.net(seq.reshape(B * C, PANELS, TOKENS)).reshape(B, C)
 
     def fit(self, context, candidates, answer) -> DiscriminativeSolver:
-        ctx = _check_tokens("context", context, PANELS - 1, self.n_codes)
-        cands = _check_tokens("candidates", candidates, 8, self.n_codes)
+        ctx, cands = _context_and_candidates(context, candidates, self.n_codes)
         a = _check_answer(answer, len(ctx))
         begin = time.perf_counter()
         self.losses = _train(
@@ -126,8 +139,8 @@ class DiscriminativeSolver:
 
     @torch.no_grad()
     def score(self, context, candidates, chunk: int = 256) -> np.ndarray:
-        ctx = _check_tokens("context", context, PANELS - 1, self.n_codes)
-        cands = _check_tokens("candidates", candidates, 8, self.n_codes)
+        ctx, cands = _context_and_candidates(context, candidates, self.n_codes)
+        check_int("chunk", chunk, minimum=1)
         out = [
             self._scores(ctx[i : i + chunk], cands[i : i + chunk])
             for i in range(0, len(ctx), chunk)

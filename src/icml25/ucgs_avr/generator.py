@@ -24,6 +24,7 @@ module generates puzzles of the same family (rules in :mod:`icml25.ucgs_avr.rule
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,11 +35,12 @@ from icml25.ucgs_avr.rules import (
     DOMAIN,
     POPCOUNT,
     TYPES,
+    _satisfies,
     attribute_values,
+    check_spec,
     rotate,
     row_values,
     sample_rule,
-    satisfies,
 )
 
 MATRIX, ODD_ONE_OUT, ANALOGY = "matrix", "odd_one_out", "analogy"
@@ -50,6 +52,7 @@ _MASKS_BY_COUNT = {k: np.array([m for m in range(1, 16) if POPCOUNT[m] == k]) fo
 _PERTURBED = ("type", "size", "colour", "layout")
 # every value of each panel column: type, size, colour, the mask of occupied cells
 _COLUMN_VALUES = (np.arange(3), np.arange(1, 4), np.arange(1, 4), np.arange(1, 16))
+MAX_PUZZLES = 10**6  # about a gigabyte and a quarter of an hour: more is refused as a size typo
 
 
 @dataclass
@@ -73,7 +76,7 @@ class PuzzleSet:
 
     def describe(self, i: int) -> dict:
         """Puzzle ``i`` as JSON-able data: format, rules, the panels shown, candidates, answer."""
-        if not 0 <= i < len(self):
+        if isinstance(i, bool) or not isinstance(i, numbers.Integral) or not 0 <= i < len(self):
             raise ValueError(f"i must be in [0, {len(self)}), got {i}")
         shown = self.panels[i]
         if self.format == MATRIX:
@@ -91,15 +94,30 @@ class PuzzleSet:
 
 def panel_to_json(panel: np.ndarray) -> dict:
     """``(type, size, colour, slots)`` -> ``{"type": name, "size", "colour", "cells": [...]}``."""
-    t, s, c, m = (int(x) for x in panel)
+    t, s, c, m = (int(x) for x in _check_panels("panel", panel, (), batched=False))
     return {"type": TYPES[t], "size": s, "colour": c, "cells": [k for k in range(4) if m >> k & 1]}
 
 
 def panel_from_json(data: dict) -> np.ndarray:
     """The inverse of :func:`panel_to_json`: ``(4,)`` ints."""
+    if not isinstance(data, dict):
+        raise TypeError(f"data must be a dict of a panel_to_json panel, got {type(data).__name__}")
     if data["type"] not in TYPES:
         raise ValueError(f"panel type must be one of {TYPES}, got {data['type']!r}")
-    mask = sum(1 << k for k in data["cells"])
+    for name in ("size", "colour"):
+        lo, hi = DOMAIN[name]
+        if not _is_int(data[name]) or not lo <= data[name] <= hi:
+            raise ValueError(f"panel {name} must be an integer in [{lo}, {hi}], got {data[name]!r}")
+    cells = data["cells"]
+    if (
+        not cells
+        or not all(_is_int(k) and 0 <= k < 4 for k in cells)
+        or len(set(cells)) != len(cells)
+    ):
+        raise ValueError(
+            f"panel cells must be distinct cells in [0, 4), at least one, got {cells!r}"
+        )
+    mask = sum(1 << k for k in cells)
     return np.array([TYPES.index(data["type"]), data["size"], data["colour"], mask])
 
 
@@ -113,6 +131,16 @@ def sample_rules(
 
     ``exclude``: (attribute, rule) pairs never drawn; ``force``: a pair always used.
     """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    exclude = _check_pairs(exclude)
+    if force is not None:
+        force = _check_pairs([force])[0]
+    _check_choices(exclude, force, allowed or ALLOWED)
+    return _sample_rules(rng, exclude, force, allowed)
+
+
+def _sample_rules(rng, exclude=(), force=None, allowed=None) -> list[dict]:
     allowed = allowed or ALLOWED
     layout = "number" if rng.random() < 0.5 else "position"
     if force is not None and force[0] in ("number", "position"):
@@ -130,6 +158,13 @@ def sample_rules(
 
 def matrix_from_rules(rules: list[dict], rng: np.random.Generator) -> np.ndarray:
     """A complete 3 x 3 matrix obeying ``rules``: ``(9, 4)`` panels."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    _check_rules(rules, complete=True)
+    return _matrix_from_rules(rules, rng)
+
+
+def _matrix_from_rules(rules: list[dict], rng: np.random.Generator) -> np.ndarray:
     panels = np.empty((3, 3, 4), dtype=np.int64)
     for spec in rules:
         grid = row_values(spec, rng)  # (3, 3)
@@ -141,11 +176,15 @@ def matrix_from_rules(rules: list[dict], rng: np.random.Generator) -> np.ndarray
 
 def matrix_satisfies(rules: list[dict], panels: np.ndarray) -> np.ndarray:
     """Whether matrices ``(..., 9, 4)`` obey every rule: ``(...)`` bool."""
-    panels = np.asarray(panels)
+    _check_rules(rules)
+    return _matrix_satisfies(rules, _check_panels("panels", panels, (9,)))
+
+
+def _matrix_satisfies(rules: list[dict], panels: np.ndarray) -> np.ndarray:
     ok = np.ones(panels.shape[:-2], dtype=bool)
     for spec in rules:
         values = attribute_values(panels, spec["attribute"])  # (..., 9)
-        ok &= satisfies(spec, values.reshape(*values.shape[:-1], 3, 3))
+        ok &= _satisfies(spec, values.reshape(*values.shape[:-1], 3, 3))
     return ok
 
 
@@ -157,7 +196,11 @@ def odd_one_out_answers(rules: list[dict], panels: np.ndarray) -> np.ndarray:
     Each rule reads one column of a panel, so a replacement exists when, column by column, some
     value of that column makes its rule hold: 15 values at most per panel, not all 405 panels.
     """
-    panels = np.asarray(panels)
+    _check_rules(rules)
+    return _odd_one_out_answers(rules, _check_panels("panels", panels, (9,)))
+
+
+def _odd_one_out_answers(rules: list[dict], panels: np.ndarray) -> np.ndarray:
     ok = np.ones(panels.shape[:-1], dtype=bool)
     at = np.eye(9, dtype=bool)[:, None, :]  # (replaced panel, 1, panel)
     for spec in rules:
@@ -166,14 +209,15 @@ def odd_one_out_answers(rules: list[dict], panels: np.ndarray) -> np.ndarray:
         shape = (*panels.shape[:-2], 9, len(values), 9, 4)
         alt = np.broadcast_to(panels[..., None, None, :, :], shape).copy()
         alt[..., column] = np.where(at, values[:, None], alt[..., column])
-        ok &= matrix_satisfies([spec], alt).any(-1)
+        ok &= _matrix_satisfies([spec], alt).any(-1)
     return ok
 
 
 def analogy_satisfies(rules: list[dict], quad: np.ndarray) -> np.ndarray:
     """Whether ``A, B, C, D`` panels ``(..., 4, 4)`` obey constant/progression rules as the
     pairs ``A : B`` and ``C : D``: ``(...)`` bool."""
-    quad = np.asarray(quad)
+    _check_rules(rules)
+    quad = _check_panels("quad", quad, (4,))
     ok = np.ones(quad.shape[:-2], dtype=bool)
     for spec in rules:
         v = attribute_values(quad, spec["attribute"])  # (..., 4)
@@ -217,6 +261,16 @@ def candidate_set(
     answer: np.ndarray, rules: list[dict], rng: np.random.Generator, style: str = "iraven"
 ) -> tuple[np.ndarray, int]:
     """8 candidates ``(8, 4)`` and the answer's index, I-RAVEN's tree or RAVEN's star."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    _check_panels("answer", answer, (), batched=False)
+    _check_rules(rules)
+    if not any(s["attribute"] in ("number", "position") for s in rules):
+        raise ValueError("rules must hold a number or a position rule (the layout)")
+    return _candidate_set(answer, rules, rng, style)
+
+
+def _candidate_set(answer, rules, rng, style="iraven") -> tuple[np.ndarray, int]:
     layout = _layout_rule(rules)
     if style == "iraven":
         levels = rng.choice(len(_PERTURBED), size=3, replace=False)
@@ -245,7 +299,61 @@ def candidate_set(
 def _check_n(n) -> int:
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
+    if n > MAX_PUZZLES:
+        raise ValueError(f"n must be at most {MAX_PUZZLES} puzzles, got {n}")
     return int(n)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def _check_panels(name: str, panels, lead: tuple[int, ...], batched: bool = True) -> np.ndarray:
+    """``panels`` as an integer array ``(..., *lead, 4)`` (no leading axes unless ``batched``)
+    of panels in the attributes' domains."""
+    shape = (*lead, 4)
+    want = ", ".join(["..."] * batched + [str(k) for k in shape]) + ("," * (len(shape) == 1))
+    try:
+        p = np.asarray(panels)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer array ({want}), got a ragged list") from None
+    ndim_ok = p.ndim >= len(shape) if batched else p.ndim == len(shape)
+    if not ndim_ok or p.shape[p.ndim - len(shape) :] != shape:
+        raise ValueError(f"{name} must have shape ({want}), got {p.shape}")
+    if not np.issubdtype(p.dtype, np.integer):
+        raise ValueError(f"{name} must be an integer array, got dtype {p.dtype}")
+    for col, what in enumerate(("type", "size", "colour", "slots")):
+        lo, hi = DOMAIN["position" if what == "slots" else what]
+        if p.size and ((p[..., col] < lo) | (p[..., col] > hi)).any():
+            raise ValueError(f"{name}[..., {col}] ({what}) must lie in [{lo}, {hi}]")
+    return p
+
+
+def _check_rules(rules, *, complete: bool = False) -> None:
+    """Rule dicts (:func:`~icml25.ucgs_avr.rules.check_spec`); ``complete``: one per attribute,
+    type, size, colour and number or position."""
+    if isinstance(rules, dict) or not all(check_spec(s) for s in rules):
+        raise ValueError(f"rules must be a list of rule dicts, got {rules!r}")
+    if complete:
+        names = sorted(s["attribute"] for s in rules)
+        if names not in (
+            ["colour", "number", "size", "type"],
+            ["colour", "position", "size", "type"],
+        ):
+            raise ValueError(
+                "rules must hold one rule for each of type, size, colour and number or position, "
+                f"got {names}"
+            )
+
+
+def _check_choices(exclude, force, allowed) -> None:
+    """Every attribute that may be drawn keeps a rule after ``exclude``."""
+    layouts = [force[0]] if force is not None and force[0] in ("number", "position") else []
+    for attribute in ("type", "size", "colour", *(layouts or ("number", "position"))):
+        if force is not None and force[0] == attribute:
+            continue
+        if not [r for r in allowed[attribute] if (attribute, r) not in exclude]:
+            raise ValueError(f"exclude leaves attribute {attribute!r} without a rule to draw")
 
 
 def _as_rng(seed) -> np.random.Generator:
@@ -257,7 +365,11 @@ def _as_rng(seed) -> np.random.Generator:
 
 
 def _check_pairs(pairs) -> tuple[tuple[str, str], ...]:
+    if isinstance(pairs, str):
+        raise ValueError(f"exclude must be a sequence of (attribute, rule) pairs, got {pairs!r}")
     pairs = tuple(tuple(p) for p in pairs)
+    if any(len(p) != 2 for p in pairs):
+        raise ValueError(f"each pair must be (attribute, rule), got {pairs!r}")
     for attribute, rule in pairs:
         if rule not in ALLOWED.get(attribute, ()):
             raise ValueError(f"({attribute!r}, {rule!r}) is not an allowed attribute-rule pair")
@@ -279,11 +391,12 @@ def generate_matrices(
         force = _check_pairs([force])[0]
     if style not in CANDIDATE_STYLES:
         raise ValueError(f"style must be one of {CANDIDATE_STYLES}, got {style!r}")
+    _check_choices(exclude, force, ALLOWED)
     panels, cands, answers, rules = [], [], [], []
     for _ in range(n):
-        spec = sample_rules(rng, exclude, force)
-        m = matrix_from_rules(spec, rng)
-        c, a = candidate_set(m[8], spec, rng, style)
+        spec = _sample_rules(rng, exclude, force)
+        m = _matrix_from_rules(spec, rng)
+        c, a = _candidate_set(m[8], spec, rng, style)
         panels.append(m), cands.append(c), answers.append(a), rules.append(spec)
     return PuzzleSet(MATRIX, np.stack(panels), np.stack(cands), np.array(answers), rules)
 
@@ -297,10 +410,11 @@ def generate_odd_one_out(n: int, seed=0, *, exclude=()) -> PuzzleSet:
     """
     n, rng = _check_n(n), _as_rng(seed)
     exclude = _check_pairs(exclude)
+    _check_choices(exclude, None, ALLOWED)
     panels, answers, rules = [], [], []
     for _ in range(n):
-        spec = sample_rules(rng, exclude)
-        m = matrix_from_rules(spec, rng)
+        spec = _sample_rules(rng, exclude)
+        m = _matrix_from_rules(spec, rng)
         layout, odd = _layout_rule(spec), int(rng.integers(9))
         only_odd = np.arange(9) == odd
         while True:
@@ -308,7 +422,7 @@ def generate_odd_one_out(n: int, seed=0, *, exclude=()) -> PuzzleSet:
             broken = m.copy()
             broken[odd] = _set(m[odd], what, _wrong_value(m[odd], what, layout, rng))
             # only the odd panel replaceable: a rule broken (else all 9 are) and one answer
-            if np.array_equal(odd_one_out_answers(spec, broken), only_odd):
+            if np.array_equal(_odd_one_out_answers(spec, broken), only_odd):
                 break
         panels.append(broken), answers.append(odd), rules.append(spec)
     empty = np.zeros((n, 0, 4), dtype=np.int64)
@@ -332,15 +446,16 @@ def generate_analogies(n: int, seed=0, *, exclude=()) -> PuzzleSet:
     """
     n, rng = _check_n(n), _as_rng(seed)
     exclude = _check_pairs(exclude)
+    _check_choices(exclude, None, ANALOGY_RULES)
     panels, cands, answers, rules = [], [], [], []
     while len(panels) < n:
-        spec = sample_rules(rng, exclude, allowed=ANALOGY_RULES)
-        m = matrix_from_rules(spec, rng)
+        spec = _sample_rules(rng, exclude, allowed=ANALOGY_RULES)
+        m = _matrix_from_rules(spec, rng)
         a = m[ANALOGY_PANELS[0]]
         if any(s["attribute"] == "position" and s["rule"] == "progression" for s in spec) and (
             a[3] in (5, 10)
         ):
             continue
-        c, k = candidate_set(m[8], spec, rng, "iraven")
+        c, k = _candidate_set(m[8], spec, rng, "iraven")
         panels.append(m), cands.append(c), answers.append(k), rules.append(spec)
     return PuzzleSet(ANALOGY, np.stack(panels), np.stack(cands), np.array(answers), rules)

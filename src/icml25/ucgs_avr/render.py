@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from icml25.common.validate import check_int
 from icml25.ucgs_avr.rules import DOMAIN, TYPES
 
 RADIUS = {1: 0.22, 2: 0.33, 3: 0.45}  # circumradius / cell width
@@ -40,6 +41,7 @@ def _shape_mask(kind: str, radius: float, n: int) -> np.ndarray:
 @lru_cache(maxsize=8)
 def cell_library(cell: int = 12) -> np.ndarray:
     """Every cell image, ``(types, sizes, colours, cell, cell)`` uint8; read-only."""
+    check_int("cell", cell, minimum=1)
     lib = np.empty((len(TYPES), len(RADIUS), len(GREY), cell, cell), dtype=np.uint8)
     for t, kind in enumerate(TYPES):
         for s in RADIUS:
@@ -79,8 +81,10 @@ def image_cells(images: np.ndarray) -> np.ndarray:
     """Split panel images ``(..., 2c, 2c)`` into their cells ``(..., 4, c * c)`` (clockwise):
     the patches the codebook tokenises."""
     images = np.asarray(images)
+    if images.ndim < 2:
+        raise ValueError(f"images must be an array (..., 2c, 2c), got shape {images.shape}")
     h, w = images.shape[-2:]
-    if h != w or h % 2:
+    if h != w or h % 2 or h == 0:
         raise ValueError(f"images must be square with an even side, got {images.shape}")
     c = h // 2
     cells = [

@@ -119,14 +119,42 @@ def row_values(spec: dict, rng: np.random.Generator) -> np.ndarray:
     return grid
 
 
+_PARAMETERS = {  # the parameter each rule needs, and its values
+    "progression": ("step", (-1, 1)),
+    "arithmetic": ("op", ("add", "sub")),
+    "distribute_three": ("shift", (1, 2)),
+}
+
+
+def check_spec(spec) -> dict:
+    """``spec`` as a rule dict of :func:`sample_rule`'s form, or ValueError naming what is wrong."""
+    if not isinstance(spec, dict) or spec.get("attribute") not in COLUMN:
+        raise ValueError(f"a rule must be a dict with an attribute in {ATTRIBUTES}, got {spec!r}")
+    if spec.get("rule") not in ALLOWED[spec["attribute"]]:
+        raise ValueError(
+            f"rule {spec.get('rule')!r} is not allowed on attribute {spec['attribute']!r}"
+        )
+    key, values = _PARAMETERS.get(spec["rule"], (None, ()))
+    if key is not None and spec.get(key) not in values:
+        raise ValueError(f"a {spec['rule']} rule needs {key} in {values}, got {spec!r}")
+    return spec
+
+
 def satisfies(spec: dict, values: np.ndarray) -> np.ndarray:
     """Whether matrices obey a rule, read from their values alone: ``(..., 3, 3)`` -> ``(...)``.
 
     Independent of how :func:`row_values` drew them, so that tests can check the generator.
+    ``values`` must be integers.
     """
     v = np.asarray(values)
     if v.shape[-2:] != (3, 3):
         raise ValueError(f"values must have shape (..., 3, 3), got {v.shape}")
+    if not np.issubdtype(v.dtype, np.integer):
+        raise ValueError(f"values must be an integer array, got dtype {v.dtype}")
+    return _satisfies(check_spec(spec), v)
+
+
+def _satisfies(spec: dict, v: np.ndarray) -> np.ndarray:
     rule, attribute = spec["rule"], spec["attribute"]
     lo, hi = DOMAIN[attribute]
     ok = ((v >= lo) & (v <= hi)).all(axis=(-1, -2))

@@ -23,6 +23,8 @@ autoregressive decoder) is replaced by this one network; see the README.
 
 from __future__ import annotations
 
+import math
+import numbers
 import time
 from dataclasses import dataclass
 
@@ -31,6 +33,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from icml25.common.arrays import int_array
+from icml25.common.validate import check_int, check_real
 from icml25.ucgs_avr.generator import ANALOGY_PANELS
 from icml25.ucgs_avr.networks import PanelTransformer, seeded
 
@@ -51,6 +55,24 @@ class SolverConfig:
     warmup: int = 100
     max_extra_hidden: int = 4
 
+    def __post_init__(self) -> None:
+        _check_config(self)
+        check_int("max_extra_hidden", self.max_extra_hidden, minimum=0)
+        if self.max_extra_hidden > PANELS - 1:
+            raise ValueError(
+                f"max_extra_hidden must be at most {PANELS - 1}, got {self.max_extra_hidden}"
+            )
+
+
+def _check_config(c) -> None:
+    """Sizes >= 1 (``warmup`` >= 0), ``n_head`` dividing ``n_embd``, a finite ``lr`` > 0."""
+    for name in ("n_layer", "n_head", "n_embd", "steps", "batch"):
+        check_int(name, getattr(c, name), minimum=1)
+    check_int("warmup", c.warmup, minimum=0)
+    if c.n_embd % c.n_head:
+        raise ValueError(f"n_head must divide n_embd = {c.n_embd}, got {c.n_head}")
+    check_real("lr", c.lr, low=0.0, high=math.inf, low_open=True, high_open=True)
+
 
 class _Generator(nn.Module):
     """``p_theta(z_{i,j} | z_C)``: panel states -> per-cell code logits ``(B, 9, 4, K)``."""
@@ -67,12 +89,22 @@ class _Generator(nn.Module):
 
 
 def _check_tokens(name: str, tokens, panels: int, n_codes: int) -> torch.Tensor:
+    int_array(name, tokens, nonempty=False)
     t = torch.as_tensor(np.asarray(tokens), dtype=torch.int64)
     if t.ndim != 3 or t.shape[1:] != (panels, TOKENS):
         raise ValueError(f"{name} must have shape (B, {panels}, {TOKENS}), got {tuple(t.shape)}")
+    if len(t) == 0:
+        raise ValueError(f"{name} must hold at least one puzzle, got shape {tuple(t.shape)}")
     if len(t) and (t.min() < 0 or t.max() >= n_codes):
         raise ValueError(f"{name} must hold codes in [0, {n_codes}), got {int(t.max())}")
     return t
+
+
+def _check_hidden(hidden) -> None:
+    """``hidden``: a 2-d array (B, 9) of bools (or of 0 and 1)."""
+    h = np.asarray(hidden)
+    if h.ndim != 2 or (h.dtype != bool and not np.isin(h, (0, 1)).all()):
+        raise ValueError(f"hidden must be a bool array (B, {PANELS}), got {h.dtype} {h.shape}")
 
 
 def _reduce(probs: torch.Tensor, score: str) -> torch.Tensor:
@@ -139,6 +171,8 @@ class GenerativeSolver:
         """``p_theta(z | z_C)`` for every position: tokens ``(B, 9, 4)`` (hidden ones ignored),
         hidden ``(B, 9)`` bool -> probabilities ``(B, 9, 4, K)``."""
         t = _check_tokens("tokens", tokens, PANELS, self.n_codes)
+        check_int("chunk", chunk, minimum=1)
+        _check_hidden(hidden)
         h = torch.as_tensor(np.asarray(hidden), dtype=torch.bool)
         if h.shape != t.shape[:2]:
             raise ValueError(f"hidden must have shape {tuple(t.shape[:2])}, got {tuple(h.shape)}")
@@ -151,8 +185,12 @@ class GenerativeSolver:
         """``S(a_k | context)`` for candidates ``(B, C, 4)`` placed at panel ``target`` (hidden
         with the panels ``hidden`` marks) -> ``(B, C)``: ``sum_j log p(z_{k,j})`` (``score=
         "log_likelihood"``) or ``mean_j p(z_{k,j})`` (``"mean_probability"``)."""
+        if isinstance(target, bool) or not isinstance(target, numbers.Integral):
+            raise ValueError(f"target must be a panel index in [0, 9), got {target!r}")
         if not 0 <= target < PANELS:
             raise ValueError(f"target must be a panel index in [0, 9), got {target}")
+        _check_hidden(hidden)
+        int_array("candidates", candidates, low=0, high=self.n_codes - 1, nonempty=False)
         h = np.array(hidden, dtype=bool)
         h[:, target] = True
         probs = self.code_probabilities(tokens, h)[:, target]  # (B, 4, K)

@@ -24,7 +24,12 @@ from icml25.common.validate import check_int
 def check_bars(bars, n_layers: int) -> np.ndarray:
     """``bars`` as an int array (B, 3) with ``0 <= b < d <= n_layers``, or ValueError."""
     n_layers = check_int("n_layers", n_layers, minimum=1)
-    bars = np.asarray(bars)
+    try:
+        bars = np.asarray(bars)
+    except ValueError:
+        raise ValueError(
+            "bars must be an int array (B, 3) of (dim, birth, death), got a ragged list"
+        ) from None
     if bars.size == 0:
         return np.zeros((0, 3), dtype=np.int64)
     if bars.ndim != 2 or bars.shape[1] != 3 or not np.issubdtype(bars.dtype, np.integer):
@@ -92,9 +97,18 @@ def static_betti(simplices, max_dim: int = 1) -> np.ndarray:
     ``simplices`` is an int array (S, D) padded with -1 (a layer's complex from
     :meth:`ZigzagFiltration.layer_simplices`); it must be closed under faces."""
     gudhi = require("gudhi", "topology")
-    simplices = np.asarray(simplices)
+    try:
+        simplices = np.asarray(simplices)
+    except ValueError:
+        raise ValueError("simplices must be an int array (S, D), got a ragged list") from None
     if simplices.ndim != 2 or not np.issubdtype(simplices.dtype, np.integer):
         raise ValueError(f"simplices must be an int array (S, D), got shape {simplices.shape}")
+    if simplices.size and (
+        simplices.min() < -1
+        or np.any(simplices[:, 0] < 0)
+        or np.any((simplices[:, 1:] >= 0) & (simplices[:, :-1] < 0))
+    ):
+        raise ValueError("simplices must hold vertex ids >= 0 first, padded at the end with -1")
     max_dim = check_int("max_dim", max_dim, minimum=0)
     tree = gudhi.SimplexTree()
     for width in range(1, simplices.shape[1] + 1):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.neighbors import kneighbors_graph
 
+from icml25.common.arrays import int_array, real_array
 from icml25.common.optional import require
 from icml25.common.validate import check_int
 
@@ -38,6 +39,24 @@ class ZigzagFiltration:
 
     simplices: np.ndarray
     membership: np.ndarray
+
+    def __post_init__(self) -> None:
+        simplices, membership = np.asarray(self.simplices), np.asarray(self.membership)
+        if simplices.ndim != 2 or not np.issubdtype(simplices.dtype, np.integer):
+            raise ValueError(
+                f"simplices must be an int array (S, D), got {simplices.dtype} "
+                f"of shape {simplices.shape}"
+            )
+        if membership.ndim != 2 or membership.dtype != bool or len(membership) < 1:
+            raise ValueError(
+                f"membership must be a bool array (L >= 1, S), got {membership.dtype} "
+                f"of shape {membership.shape}"
+            )
+        if membership.shape[1] != simplices.shape[0]:
+            raise ValueError(
+                f"membership must have one column per simplex ({simplices.shape[0]}), "
+                f"got shape {membership.shape}"
+            )
 
     @property
     def n_layers(self) -> int:
@@ -79,6 +98,14 @@ def knn_edges(points: np.ndarray, k: int) -> np.ndarray:
     """(E, 2) undirected edges ``i < j`` of the k-NN graph: ``j`` among the ``k`` nearest
     neighbours of ``i`` or ``i`` among those of ``j`` (scikit-learn ``kneighbors_graph``, as in
     the official code; a point is not its own neighbour)."""
+    n = real_array("points", points, ndim=2).shape[0]
+    k = check_int("k", k, minimum=1)
+    if k >= n:
+        raise ValueError(f"k must be < the number of points {n}, got {k}")
+    return _knn_edges(points, k)
+
+
+def _knn_edges(points: np.ndarray, k: int) -> np.ndarray:
     G = kneighbors_graph(points, n_neighbors=k, mode="connectivity")  # (n, n) sparse, directed
     G = (G + G.T).tocoo()
     upper = G.row < G.col
@@ -88,7 +115,19 @@ def knn_edges(points: np.ndarray, k: int) -> np.ndarray:
 def flag_complex(n_points: int, edges: np.ndarray, max_dim: int) -> np.ndarray:
     """(S, max_dim + 1) the flag complex of a graph up to dimension ``max_dim``, padded with -1.
 
-    GUDHI's ``SimplexTree.expansion`` (the official code's construction)."""
+    GUDHI's ``SimplexTree.expansion`` (the official code's construction). ``edges`` (E, 2) join
+    two distinct vertices in ``[0, n_points)``; ``max_dim >= 1``."""
+    n_points = check_int("n_points", n_points, minimum=1)
+    max_dim = check_int("max_dim", max_dim, minimum=1)
+    pairs = int_array("edges", edges, low=0, high=n_points - 1, nonempty=False)
+    if pairs.size and (pairs.ndim != 2 or pairs.shape[1] != 2):
+        raise ValueError(f"edges must be an int array (E, 2), got shape {pairs.shape}")
+    if pairs.size and np.any(pairs[:, 0] == pairs[:, 1]):
+        raise ValueError("edges must join two distinct vertices, got a loop")
+    return _flag_complex(n_points, edges, max_dim)
+
+
+def _flag_complex(n_points: int, edges: np.ndarray, max_dim: int) -> np.ndarray:
     gudhi = require("gudhi", "topology")
     tree = gudhi.SimplexTree()
     tree.insert_batch(np.arange(n_points)[None, :], np.zeros(n_points))
@@ -103,13 +142,11 @@ def flag_complex(n_points: int, edges: np.ndarray, max_dim: int) -> np.ndarray:
 
 def check_representations(reps) -> np.ndarray:
     """``reps`` as a finite float array (L, n, d) with L >= 2 layers, or ValueError."""
-    reps = np.asarray(reps, dtype=float)
+    reps = real_array("reps", reps, nonempty=False)
     if reps.ndim != 3 or reps.shape[0] < 2 or reps.shape[1] < 2 or reps.shape[2] < 1:
         raise ValueError(
             f"reps must be an array (layers >= 2, prompts >= 2, dim >= 1), got shape {reps.shape}"
         )
-    if not np.all(np.isfinite(reps)):
-        raise ValueError("reps must be finite")
     return reps
 
 
@@ -129,7 +166,7 @@ def zigzag_filtration(reps, k: int = 5, max_dim: int = 2) -> ZigzagFiltration:
     if k >= n:
         raise ValueError(f"k must be < the number of prompts {n}, got {k}")
     max_dim = check_int("max_dim", max_dim, minimum=1)
-    per_layer = [flag_complex(n, knn_edges(X, k), max_dim) for X in reps]  # L x (S_l, D)
+    per_layer = [_flag_complex(n, _knn_edges(X, k), max_dim) for X in reps]  # L x (S_l, D)
     stacked = np.concatenate(per_layer)  # (sum S_l, D)
     # one integer per simplex, ordered by dimension then vertices: base-(n+1) digits v + 1
     width = stacked.shape[1]

@@ -214,6 +214,8 @@ def build_prompts(families=FAMILIES[:4], per_family: int = 100) -> tuple[list[st
     per_family = check_int("per_family", per_family, minimum=1)
     if isinstance(families, str) or len(families) < 1:
         raise ValueError(f"families must be a non-empty sequence of names, got {families!r}")
+    if len(set(families)) != len(families):
+        raise ValueError(f"families must be distinct (one label each), got {families!r}")
     texts, labels = [], []
     for label, family in enumerate(families):
         pool = family_candidates(family)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
 from icml25.zigzag_layers.descriptors import betti_curves, check_bars, persistence_matrix
 
@@ -91,14 +92,20 @@ def angular_distances(reps, n_remove: int) -> np.ndarray:
     """(L - n,) mean angular distance ``arccos(cos(x_l, x_{l+n})) / π`` over prompts.
 
     ``reps`` is (L, prompts, d); entry ``l`` scores removing the layers that map ``x_l`` to
-    ``x_{l+n}``."""
-    reps = np.asarray(reps, dtype=float)
+    ``x_{l+n}``; NaN, inf, empty arrays and zero vectors (no angle) are refused."""
+    reps = real_array("reps", reps)
     if reps.ndim != 3:
         raise ValueError(f"reps must be an array (layers, prompts, dim), got shape {reps.shape}")
+    norms = np.linalg.norm(reps, axis=2, keepdims=True)  # (L, n, 1)
+    if np.any(norms == 0):
+        layer, prompt, _ = np.argwhere(norms == 0)[0]
+        raise ValueError(
+            f"reps must hold no zero vector (it has no angle): layer {layer}, prompt {prompt}"
+        )
     n_remove = check_int("n_remove", n_remove, minimum=1)
     if n_remove >= reps.shape[0]:
         raise ValueError(f"n_remove must be < the number of layers {reps.shape[0]}")
-    unit = reps / np.linalg.norm(reps, axis=2, keepdims=True)  # (L, n, d)
+    unit = reps / norms  # (L, n, d)
     cos = np.einsum("lnd,lnd->ln", unit[:-n_remove], unit[n_remove:])  # (L - n, n)
     return (np.arccos(np.clip(cos, -1.0, 1.0)) / np.pi).mean(axis=1)
 

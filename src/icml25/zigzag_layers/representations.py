@@ -14,6 +14,7 @@ pair, a ``sentence_transformers.SentenceTransformer``, a :class:`ToyEncoder`, or
 
 from __future__ import annotations
 
+import numbers
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -84,6 +85,10 @@ def _without_blocks(net, drop: tuple[int, ...]):
 
 
 def _check_drop(drop_blocks, n_blocks: int) -> tuple[int, ...]:
+    if isinstance(drop_blocks, str) or not all(
+        isinstance(b, numbers.Integral) and not isinstance(b, bool) for b in drop_blocks
+    ):
+        raise ValueError(f"drop_blocks must be a sequence of block indices, got {drop_blocks!r}")
     drop = tuple(int(b) for b in drop_blocks)
     if any(b < 0 or b >= n_blocks for b in drop) or len(set(drop)) != len(drop):
         raise ValueError(f"drop_blocks must be distinct blocks in [0, {n_blocks}), got {drop}")
@@ -114,7 +119,12 @@ def _hf_representations(net, tokenizer, texts, pooling, drop, batch_size, max_le
 
 
 def check_texts(texts) -> list[str]:
-    if isinstance(texts, str) or not all(isinstance(t, str) for t in texts) or len(texts) < 1:
+    if (
+        texts is None
+        or isinstance(texts, str)
+        or not all(isinstance(t, str) for t in texts)
+        or len(texts) < 1
+    ):
         raise ValueError("texts must be a non-empty sequence of strings")
     return list(texts)
 
@@ -161,4 +171,10 @@ def final_embeddings(model, texts, pooling: str = "mean", drop_blocks=()) -> np.
     """(prompts, dim) unit-norm last-layer embeddings of the (possibly pruned) network: for
     all-MiniLM-L6-v2 with ``pooling="mean"`` this is ``SentenceTransformer.encode``."""
     last = layer_representations(model, texts, pooling, drop_blocks)[-1]  # (n, d)
-    return last / np.linalg.norm(last, axis=1, keepdims=True)
+    norms = np.linalg.norm(last, axis=1, keepdims=True)
+    if np.any(norms == 0):
+        raise ValueError(
+            f"the last layer gives prompt {int(np.argmax(norms[:, 0] == 0))} a zero vector: "
+            "it has no unit-norm embedding"
+        )
+    return last / norms

@@ -34,6 +34,9 @@ class ToyEncoder:
 
     def tokenize(self, texts: list[str], max_length: int = 32) -> tuple[np.ndarray, np.ndarray]:
         """Token ids (n, T) and a 0/1 mask (n, T), right-padded."""
+        check_int("max_length", max_length, minimum=1)
+        if isinstance(texts, str) or len(texts) < 1:
+            raise ValueError("texts must be a non-empty list of strings")
         words = [_WORD.findall(t.lower())[:max_length] or ["<empty>"] for t in texts]
         T = max(len(w) for w in words)
         ids = np.zeros((len(texts), T), dtype=np.int64)
@@ -45,6 +48,10 @@ class ToyEncoder:
 
     def token_states(self, texts: list[str], drop_blocks=()) -> tuple[np.ndarray, np.ndarray]:
         """Token states (kept blocks + 1, n, T, d) and the mask (n, T)."""
+        if any(not 0 <= b < self.n_blocks for b in drop_blocks):
+            raise ValueError(
+                f"drop_blocks must be blocks in [0, {self.n_blocks}), got {drop_blocks}"
+            )
         ids, mask = self.tokenize(texts)
         T = ids.shape[1]
         position = np.sin(np.arange(T)[:, None] / 10 ** (np.arange(self.dim) / self.dim))
