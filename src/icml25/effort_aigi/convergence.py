@@ -51,7 +51,10 @@ class ConvergenceRule:
         check_int("max_steps", self.max_steps, minimum=2 * self.window)
 
     def _windows(self, losses) -> tuple[float, float] | None:
-        x = np.asarray(losses, dtype=np.float64)
+        try:
+            x = np.asarray(losses, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("losses must be a 1-d sequence of numbers") from None
         if x.ndim != 1:
             raise ValueError(f"losses must be a 1-d sequence, got shape {x.shape}")
         if len(x) < 2 * self.window:

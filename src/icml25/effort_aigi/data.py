@@ -21,6 +21,7 @@ from sklearn.decomposition import PCA
 from torch import nn
 from torch.nn import functional as F
 
+from icml25.common.arrays import real_array
 from icml25.common.diffusion import TrainedDDPM, cached_ddpm, ddim_sample
 from icml25.common.validate import check_int
 
@@ -36,7 +37,8 @@ def digits() -> tuple[np.ndarray, np.ndarray]:
 
 
 def quantise(x: np.ndarray) -> np.ndarray:
-    """Clip to ``[-1, 1]`` and round to the digits' 17 grey levels."""
+    """Clip to ``[-1, 1]`` and round to the digits' 17 grey levels; NaN and inf are refused."""
+    real_array("x", x, nonempty=False)
     x = np.clip(np.asarray(x, dtype=np.float32), -1, 1)
     return (np.round((x + 1) * (LEVELS / 2)) * (2 / LEVELS) - 1).astype(np.float32)
 

@@ -16,6 +16,7 @@ says the training loss has stopped falling.
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 import torch
@@ -23,7 +24,8 @@ from sklearn.metrics import roc_auc_score
 from torch import nn
 from torch.nn import functional as F
 
-from icml25.common.validate import check_int
+from icml25.common.arrays import real_array
+from icml25.common.validate import check_int, check_real
 from icml25.effort_aigi.convergence import ConvergenceRule
 from icml25.effort_aigi.lora import apply_lora
 from icml25.effort_aigi.svd_residual import apply_effort
@@ -101,7 +103,16 @@ def fine_tune(
 ) -> np.ndarray:
     """Train the detector's trainable parameters on balanced batches (``batch / 2`` real and
     ``batch / 2`` fake images) for ``steps`` steps, or until ``rule`` stops it (one of the two);
-    returns the loss per step taken (steps taken,)."""
+    returns the loss per step taken (steps taken,). ``real`` and ``fake``: non-empty, finite
+    images (N, C, H, W) of one image shape."""
+    real_shape, fake_shape = (
+        real_array(name, images, ndim=4).shape for name, images in (("real", real), ("fake", fake))
+    )
+    if real_shape[1:] != fake_shape[1:]:
+        raise ValueError(
+            f"real and fake must have one image shape, got {real_shape[1:]} and {fake_shape[1:]}"
+        )
+    check_real("lr", lr, low=0.0, high=math.inf, high_open=True)
     if (steps is None) == (rule is None):
         raise ValueError("give exactly one of steps (a fixed budget) and rule (a stopping rule)")
     if rule is not None and not isinstance(rule, ConvergenceRule):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_real
 
 METHODS = ("pca", "entropy")
@@ -30,12 +31,10 @@ _ZERO = 1e-12  # singular values summing to less than this times the data's scal
 def _features(features, *, batched: bool = False) -> np.ndarray:
     if hasattr(features, "detach"):
         features = features.detach().cpu().numpy()
-    X = np.asarray(features, dtype=np.float64)
+    X = real_array("features", features, nonempty=False)
     shape = "(..., N >= 2, d)" if batched else "(N >= 2, d)"
     if (X.ndim < 2 if batched else X.ndim != 2) or X.shape[-2] < 2 or X.shape[-1] < 1:
         raise ValueError(f"features must be an {shape} array, got shape {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("features must be finite")
     return X
 
 

@@ -23,6 +23,7 @@ The paper's optional regularisers, per layer:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 
@@ -30,7 +31,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from icml25.common.validate import check_int
+from icml25.common.validate import check_int, check_real
 
 #: Default layers for :func:`apply_effort`: linear layers inside a module whose name contains
 #: "attn" or "attention" (the query, key, value and output projections of a ViT's attention).
@@ -58,6 +59,8 @@ class SVDResidualLinear(nn.Module):
                 f"rank must be at most min(in_features, out_features) = {n} for a layer of shape "
                 f"{tuple(linear.weight.shape)}, got {rank}"
             )
+        if not torch.isfinite(linear.weight).all():
+            raise ValueError("linear's weight must be finite: it holds NaN or inf")
         self.in_features, self.out_features, self.rank = (
             linear.in_features,
             linear.out_features,
@@ -171,6 +174,8 @@ def apply_effort(model: nn.Module, target: Target = None, rank: int = 1) -> nn.M
                 f"rank must be at most min(in_features, out_features) = "
                 f"{min(layer.in_features, layer.out_features)} for layer {name!r}, got {rank}"
             )
+        if not torch.isfinite(layer.weight).all():
+            raise ValueError(f"the weight of layer {name!r} must be finite: it holds NaN or inf")
     model.requires_grad_(False)
     replace_modules(model, names, lambda m: SVDResidualLinear(m, rank))
     for module in effort_layers(model):
@@ -193,7 +198,9 @@ def effort_regularizer(
     model: nn.Module, *, orthogonality: float = 1.0, keep_norm: float = 1.0
 ) -> torch.Tensor:
     """The paper's optional regulariser, mean over the model's :class:`SVDResidualLinear`
-    layers of ``orthogonality * L_orth + keep_norm * L_norm``."""
+    layers of ``orthogonality * L_orth + keep_norm * L_norm``; both weights finite and >= 0."""
+    check_real("orthogonality", orthogonality, low=0.0, high=math.inf, high_open=True)
+    check_real("keep_norm", keep_norm, low=0.0, high=math.inf, high_open=True)
     layers = effort_layers(model)
     if not layers:
         raise ValueError("model has no SVDResidualLinear layer: call apply_effort first")

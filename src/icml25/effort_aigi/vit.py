@@ -65,6 +65,13 @@ class TinyViT(nn.Module):
         if image_size % patch:
             raise ValueError(f"patch must divide image_size={image_size}, got {patch}")
         dim, heads = check_int("dim", dim, minimum=1), check_int("heads", heads, minimum=1)
+        for name, value in (
+            ("channels", channels),
+            ("depth", depth),
+            ("mlp_ratio", mlp_ratio),
+            ("classes", classes),
+        ):
+            check_int(name, value, minimum=1)
         if dim % heads:
             raise ValueError(f"heads must divide dim={dim}, got {heads}")
         with torch.random.fork_rng(devices=[]):  # nn initialisers draw from the global stream
