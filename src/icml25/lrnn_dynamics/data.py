@@ -21,6 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from icml25.common.arrays import real_array
+
+MAX_COVARIANCE = 2**30  # (T d_in)^2 second moments beyond this are refused as a size typo
+
 
 @dataclass(frozen=True)
 class TaskMaps:
@@ -40,14 +44,16 @@ def cross_covariance_maps(x, y, center: bool = False) -> TaskMaps:
     ``center=False`` uses second moments, which is what a network without biases fits;
     ``center=True`` subtracts the sample means first (covariances).
     """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    x = real_array("x", x, nonempty=False)
+    y = real_array("y", y, nonempty=False)
+    if not isinstance(center, bool | np.bool_):
+        raise TypeError(f"center must be True or False, got {center!r}")
     if x.ndim != 3 or x.shape[0] < 2 or x.shape[1] < 1 or x.shape[2] < 1:
         raise ValueError(f"x must have shape (B, T, d_in) with B >= 2, got {x.shape}")
     if y.ndim != 2 or y.shape[0] != x.shape[0] or y.shape[1] < 1:
         raise ValueError(f"y must have shape (B, d_out) with B = {x.shape[0]}, got {y.shape}")
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        raise ValueError("x and y must be finite")
+    if (x.shape[1] * x.shape[2]) ** 2 > MAX_COVARIANCE:
+        raise ValueError(f"x is too large: T * d_in = {x.shape[1] * x.shape[2]} (at most 2**15)")
     if center:
         x = x - x.mean(axis=0)
         y = y - y.mean(axis=0)
@@ -80,7 +86,7 @@ def task_modes(S) -> TaskModes:
     is positive. Modes whose ``sum_i s_a(i)^2`` coincide are not identifiable; the residual
     then says how much the chosen basis misses.
     """
-    S = np.asarray(S, dtype=float)
+    S = real_array("S", S, nonempty=False)
     if S.ndim != 3 or min(S.shape) < 1 or not np.all(np.isfinite(S)):
         raise ValueError(f"S must be a finite (T, d_out, d_in) array, got shape {S.shape}")
     total = np.linalg.norm(S)

@@ -24,7 +24,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
+
+MAX_ELEMENTS = 2**30  # arrays of more floats (8 GiB) are refused as a size typo
+
+
+def _check_size(name: str, count: int) -> None:
+    if count > MAX_ELEMENTS:
+        raise ValueError(f"{name} is too large: {count} floats (at most 2**30)")
+
+
+def _rng(seed) -> np.random.Generator:
+    try:
+        return np.random.default_rng(seed)
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"seed must be a non-negative int or a numpy Generator: {err}") from None
+
+
+def _per_mode(name: str, value, m: int, *, scalar: bool = True) -> None:
+    v = real_array(name, value)
+    if v.ndim > 1 or (v.ndim == 0 and not scalar) or v.size not in (1, m):
+        kind = "a number or a 1-d array" if scalar else "a 1-d array"
+        raise ValueError(f"{name} must be {kind} of 1 or m = {m} values, got shape {v.shape}")
 
 
 @dataclass(frozen=True)
@@ -40,6 +62,10 @@ class LinearRNN:
             value = getattr(self, name)
             if not isinstance(value, np.ndarray) or value.ndim != 2:
                 raise ValueError(f"{name} must be a 2-d numpy array, got {type(value).__name__}")
+            if value.dtype.kind not in "iuf" or value.size == 0:
+                raise ValueError(
+                    f"{name} must be a non-empty real array, got {value.dtype} {value.shape}"
+                )
             if not np.all(np.isfinite(value)):
                 raise ValueError(f"{name} must be finite")
         N = self.W_h.shape[0]
@@ -57,7 +83,7 @@ class LinearRNN:
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """The recurrence itself on sequences ``x (B, T, d_in)``; returns ``y_hat (B, d_out)``."""
-        x = np.asarray(x, dtype=float)
+        x = real_array("x", x)
         if x.ndim != 3 or x.shape[2] != self.W_x.shape[1]:
             raise ValueError(f"x must have shape (B, T, {self.W_x.shape[1]}), got {x.shape}")
         h = np.zeros((x.shape[0], self.hidden))  # (B, N)
@@ -74,7 +100,8 @@ def init_random(
     d_out = check_int("d_out", d_out, minimum=1)
     hidden = check_int("hidden", hidden, minimum=1)
     scale = check_real("scale", scale, low=0.0, high=np.inf, low_open=True, high_open=True)
-    rng = np.random.default_rng(seed)
+    _check_size("hidden * (hidden + d_in + d_out)", hidden * (hidden + d_in + d_out))
+    rng = _rng(seed)
     return LinearRNN(
         W_x=rng.normal(0.0, scale / np.sqrt(d_in), (hidden, d_in)),
         W_h=rng.normal(0.0, scale / np.sqrt(hidden), (hidden, hidden)),
@@ -97,13 +124,16 @@ def init_aligned(
 
     ``U (d_out, m)``, ``V (d_in, m)`` orthonormal columns; ``a, b, c (m,)``.
     """
-    U, V = np.asarray(U, float), np.asarray(V, float)
+    U, V = real_array("U", U, ndim=2), real_array("V", V, ndim=2)
     m = U.shape[1]
     hidden = check_int("hidden", hidden, minimum=m)
+    for name, value in (("a", a), ("b", b), ("c", c)):
+        _per_mode(name, value, m)
     a, b, c = (np.broadcast_to(np.asarray(v, float), (m,)) for v in (a, b, c))
     if V.shape[1] != m:
         raise ValueError(f"U and V must have the same number of columns, got {m} and {V.shape[1]}")
-    R, _ = np.linalg.qr(np.random.default_rng(seed).normal(size=(hidden, m)))  # (N, m)
+    _check_size("hidden * (hidden + d_in + d_out)", hidden * (hidden + U.shape[0] + V.shape[0]))
+    R, _ = np.linalg.qr(_rng(seed).normal(size=(hidden, m)))  # (N, m)
     return LinearRNN(W_x=(R * c) @ V.T, W_h=(R * b) @ R.T, W_y=(U * a) @ R.T)
 
 
@@ -125,9 +155,21 @@ def _products(W_x: np.ndarray, W_h: np.ndarray, W_y: np.ndarray, T: int):
 
 def lag_maps(net: LinearRNN, T: int) -> np.ndarray:
     """``M[k] = W_y W_h^k W_x`` for lags k = 0..T-1, shape ``(T, d_out, d_in)``."""
+    _check_net(net)
     T = check_int("T", T, minimum=1)
+    _check_lags(net, T)
     A, _ = _products(net.W_x, net.W_h, net.W_y, T)  # (T, d_out, N)
     return A @ net.W_x
+
+
+def _check_net(net) -> None:
+    if not isinstance(net, LinearRNN):
+        raise TypeError(f"net must be a LinearRNN, got {type(net).__name__}")
+
+
+def _check_lags(net: LinearRNN, T: int) -> None:
+    N, d_out, d_in = net.hidden, net.W_y.shape[0], net.W_x.shape[1]
+    _check_size("T * hidden * (d_out + d_in)", T * N * (d_out + d_in))
 
 
 def sequence_maps(net: LinearRNN, T: int) -> np.ndarray:
@@ -138,21 +180,25 @@ def sequence_maps(net: LinearRNN, T: int) -> np.ndarray:
 
 def check_task(S: np.ndarray, net: LinearRNN | None = None) -> np.ndarray:
     """``S`` as a float ``(T, d_out, d_in)`` array matching ``net``, or ValueError naming it."""
-    S = np.asarray(S, dtype=float)
+    _check_size("S", np.size(S))
+    S = real_array("S", S)
     if S.ndim != 3 or S.shape[0] < 1:
         raise ValueError(f"S must have shape (T, d_out, d_in) with T >= 1, got {S.shape}")
-    if not np.all(np.isfinite(S)):
-        raise ValueError("S must be finite")
-    if net is not None and S.shape[1:] != (net.W_y.shape[0], net.W_x.shape[1]):
+    if net is None:
+        return S
+    _check_net(net)
+    if S.shape[1:] != (net.W_y.shape[0], net.W_x.shape[1]):
         raise ValueError(
             f"S must have shape (T, {net.W_y.shape[0]}, {net.W_x.shape[1]}) for this network, "
             f"got {S.shape}"
         )
+    _check_lags(net, S.shape[0])
     return S
 
 
 def exact_loss(net: LinearRNN, S: np.ndarray) -> float:
     """``L = 1/2 sum_i ||S(i) - W_y W_h^{T-i} W_x||_F^2`` (the whitened loss, paper Sec. 2)."""
+    _check_net(net)
     S = check_task(S, net)
     return 0.5 * float(np.sum((sequence_maps(net, S.shape[0]) - S) ** 2))
 
@@ -164,7 +210,9 @@ def exact_gradients(net: LinearRNN, S: np.ndarray) -> tuple[float, LinearRNN]:
     ``dL/dW_y = sum_k E_k B_k^T``, ``dL/dW_x = sum_k A_k^T E_k`` and
     ``dL/dW_h = sum_k sum_{j+l=k-1} A_j^T E_k B_l^T``; the double sum is one Toeplitz gather.
     """
+    _check_net(net)
     S = check_task(S, net)
+    _check_size("T^2 * d_out * d_in (S's lag pairs)", S.shape[0] ** 2 * S[0].size)
     loss, g_x, g_h, g_y = _gradients(net.W_x, net.W_h, net.W_y, S[::-1])
     return loss, LinearRNN(W_x=g_x, W_h=g_h, W_y=g_y)
 
@@ -205,10 +253,16 @@ def train(net: LinearRNN, S: np.ndarray, lr: float, steps: int, record_every: in
     Gradient descent with step ``lr`` is the Euler scheme of the gradient flow
     ``dW/dt = -dL/dW`` at times ``t = step * lr``.
     """
+    _check_net(net)
     S = check_task(S, net)
+    _check_size("T^2 * d_out * d_in (S's lag pairs)", S.shape[0] ** 2 * S[0].size)
     lr = check_real("lr", lr, low=0.0, high=np.inf, low_open=True, high_open=True)
     steps = check_int("steps", steps, minimum=0)
     record_every = check_int("record_every", record_every, minimum=1)
+    _check_size("steps", steps + 1)
+    _check_size(
+        "the recorded maps (steps / record_every * S.size)", (steps // record_every + 1) * S.size
+    )
     S_lag = S[::-1]
     W_x, W_h, W_y = net.W_x.copy(), net.W_h.copy(), net.W_y.copy()
     losses = np.empty(steps + 1)
@@ -240,9 +294,13 @@ def ntk(net: LinearRNN, T: int) -> np.ndarray:
     the NTK on every input. Shape ``(T d_out d_in, T d_out d_in)``. With ``T = 1`` this is the
     NTK of the two-layer linear feedforward network ``W_y W_x`` (``W_h`` does not enter).
     """
+    _check_net(net)
     T = check_int("T", T, minimum=1)
-    A, B = _products(net.W_x, net.W_h, net.W_y, T)  # (T, d_out, N), (T, N, d_in)
     d_out, d_in, N = net.W_y.shape[0], net.W_x.shape[1], net.hidden
+    rows = T * d_out * d_in
+    _check_size("T * d_out * d_in * (parameters + rows)", rows * (N * (N + d_out + d_in) + rows))
+    _check_size("T^3", T**3)
+    A, B = _products(net.W_x, net.W_h, net.W_y, T)  # (T, d_out, N), (T, N, d_in)
     J_y = np.einsum("op,kni->koipn", np.eye(d_out), B).reshape(T * d_out * d_in, -1)
     J_x = np.einsum("kon,ip->koinp", A, np.eye(d_in)).reshape(T * d_out * d_in, -1)
     blocks = [J_y, J_x]

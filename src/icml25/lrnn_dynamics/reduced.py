@@ -25,22 +25,25 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from icml25.common.arrays import real_array
 from icml25.common.validate import check_int, check_real
+from icml25.lrnn_dynamics.network import _check_net, _check_size, _per_mode, _rng
 
 
 def random_orthogonal(d: int, seed: int | np.random.Generator) -> np.ndarray:
     """A Haar-random ``(d, d)`` orthogonal matrix."""
     d = check_int("d", d, minimum=1)
-    Q, R = np.linalg.qr(np.random.default_rng(seed).normal(size=(d, d)))
+    _check_size("d * d", d * d)
+    Q, R = np.linalg.qr(_rng(seed).normal(size=(d, d)))
     return Q * np.sign(np.diag(R))
 
 
 def check_profiles(s) -> np.ndarray:
     """``s`` as a float ``(m, T)`` array, or ValueError naming it."""
-    s = np.asarray(s, dtype=float)
+    s = real_array("s", s, nonempty=False)
     if s.ndim == 1:
         s = s[None]
-    if s.ndim != 2 or s.shape[1] < 1 or not np.all(np.isfinite(s)):
+    if s.ndim != 2 or min(s.shape) < 1:
         raise ValueError(f"s must be a finite (modes, T) array of singular values, got {s.shape}")
     return s
 
@@ -49,6 +52,7 @@ def exponential_profile(s: float, lam: float, T: int) -> np.ndarray:
     """``s(i) = s lam^{T-i}`` for i = 1..T, in time order ``(T,)`` (paper: exponential task
     dynamics, learnable exactly by one mode with ``b = lam``)."""
     T = check_int("T", T, minimum=1)
+    _check_size("T", T)
     s = check_real("s", s, low=-np.inf, high=np.inf, low_open=True, high_open=True)
     lam = check_real("lam", lam, low=-np.inf, high=np.inf, low_open=True, high_open=True)
     return s * lam ** np.arange(T - 1, -1, -1, dtype=float)
@@ -58,7 +62,7 @@ def make_task(U: np.ndarray, V: np.ndarray, s) -> np.ndarray:
     """``S(i) = U diag(s(i)) V^T`` for each time: ``U (d_out, m)``, ``V (d_in, m)``,
     ``s (m, T)``; returns ``S (T, d_out, d_in)``."""
     s = check_profiles(s)
-    U, V = np.asarray(U, float), np.asarray(V, float)
+    U, V = real_array("U", U, ndim=2), real_array("V", V, ndim=2)
     if U.shape[1] != s.shape[0] or V.shape[1] != s.shape[0]:
         raise ValueError(
             f"U and V must have one column per mode ({s.shape[0]}), got {U.shape} and {V.shape}"
@@ -68,12 +72,23 @@ def make_task(U: np.ndarray, V: np.ndarray, s) -> np.ndarray:
 
 def mode_projections(maps: np.ndarray, U: np.ndarray, V: np.ndarray) -> np.ndarray:
     """``u_a^T M v_a`` for maps ``(..., T, d_out, d_in)``: returns ``(..., m, T)``."""
+    shape = real_array("maps", maps).shape
+    U_shape, V_shape = real_array("U", U, ndim=2).shape, real_array("V", V, ndim=2).shape
+    if len(shape) < 3:
+        raise ValueError(f"maps must have shape (..., T, d_out, d_in), got {shape}")
+    if U_shape[0] != shape[-2] or V_shape[0] != shape[-1] or U_shape[1] != V_shape[1]:
+        raise ValueError(
+            f"U must be (d_out, m) = ({shape[-2]}, m) and V (d_in, m) = ({shape[-1]}, m) with "
+            f"the same m, got {U_shape} and {V_shape}"
+        )
     return np.einsum("om,...toi,im->...mt", U, maps, V)
 
 
 def reduced_loss(a, b, c, s) -> float:
     """``sum_a L_a = 1/2 sum_a sum_i (s_a(i) - a b^{T-i} c)^2``; ``a, b, c (m,)``."""
     s = check_profiles(s)
+    for name, value in (("a", a), ("b", b), ("c", c)):
+        _per_mode(name, value, s.shape[0], scalar=False)
     return 0.5 * float(np.sum(_residuals(a, b, c, s) ** 2))
 
 
@@ -87,6 +102,13 @@ def _residuals(a, b, c, s) -> np.ndarray:
 def reduced_gradient(a, b, c, s) -> np.ndarray:
     """``-dL_a/d(a, b, c)``, the right-hand side of the scalar ODEs: ``(3, m)``."""
     s = check_profiles(s)
+    for name, value in (("a", a), ("b", b), ("c", c)):
+        _per_mode(name, value, s.shape[0], scalar=False)
+    return _reduced_gradient(a, b, c, s)
+
+
+def _reduced_gradient(a, b, c, s) -> np.ndarray:
+    """``reduced_gradient`` on checked profiles: the inner step of the integrators."""
     a, b, c = (np.asarray(v, float) for v in (a, b, c))
     T = s.shape[1]
     k = np.arange(T - 1, -1, -1, dtype=float)  # (T,) lag of each time step
@@ -123,13 +145,17 @@ def reduced_flow(s, a0, b0, c0, times, rtol: float = 1e-9) -> ReducedTrajectory:
     ``n lr``)."""
     s = check_profiles(s)
     m = s.shape[0]
-    times = np.asarray(times, dtype=float)
+    times = real_array("times", times, nonempty=False)
     if times.ndim != 1 or times.size < 1 or np.any(np.diff(times) < 0) or times[0] < 0:
         raise ValueError("times must be a non-empty increasing 1-d array starting at >= 0")
+    for name, value in (("a0", a0), ("b0", b0), ("c0", c0)):
+        _per_mode(name, value, m)
+    _check_size("len(times) * 3 m", times.size * 3 * m)
+    check_real("rtol", rtol, low=0.0, high=1.0)
     y0 = np.concatenate([np.broadcast_to(np.asarray(v, float), (m,)) for v in (a0, b0, c0)])
 
     def rhs(_, y):
-        return reduced_gradient(y[:m], y[m : 2 * m], y[2 * m :], s).ravel()
+        return _reduced_gradient(y[:m], y[m : 2 * m], y[2 * m :], s).ravel()
 
     sol = solve_ivp(
         rhs,
@@ -157,7 +183,8 @@ def matched_initial_condition(net, U: np.ndarray, V: np.ndarray) -> np.ndarray:
     direction ``r = (z0 + w0) / ||z0 + w0||``, at ``b0 = r^T W_h r``. No fitting to the
     trajectory.
     """
-    U, V = np.asarray(U, float), np.asarray(V, float)
+    _check_net(net)
+    U, V = real_array("U", U, ndim=2), real_array("V", V, ndim=2)
     if U.shape != (net.W_y.shape[0], U.shape[1]) or V.shape != (net.W_x.shape[1], U.shape[1]):
         raise ValueError(
             f"U must be (d_out, m) = ({net.W_y.shape[0]}, m) and V (d_in, m) = "
@@ -178,10 +205,13 @@ def reduced_gd(s, a0, b0, c0, lr: float, steps: int) -> ReducedTrajectory:
     lr = check_real("lr", lr, low=0.0, high=np.inf, low_open=True, high_open=True)
     steps = check_int("steps", steps, minimum=0)
     m = s.shape[0]
+    for name, value in (("a0", a0), ("b0", b0), ("c0", c0)):
+        _per_mode(name, value, m)
+    _check_size("(steps + 1) * 3 m", (steps + 1) * 3 * m)
     theta = np.stack([np.broadcast_to(np.asarray(v, float), (m,)) for v in (a0, b0, c0)])
     out = np.empty((steps + 1, 3, m))
     out[0] = theta
     for n in range(steps):
-        theta = theta + lr * reduced_gradient(*theta, s)
+        theta = theta + lr * _reduced_gradient(*theta, s)
         out[n + 1] = theta
     return ReducedTrajectory(lr * np.arange(steps + 1), out[:, 0], out[:, 1], out[:, 2], s.shape[1])

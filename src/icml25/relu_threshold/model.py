@@ -22,6 +22,7 @@ import torch
 
 from icml25.common.validate import check_int, check_real
 from icml25.relu_threshold.network import (
+    _check_size,
     as_runs,
     balanced_init,
     forward,
@@ -71,6 +72,7 @@ class ReLUNet:
         y = as_runs("y", y, "(n,)")
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y must have shape (n,) = ({X.shape[0]},) as X, got {tuple(y.shape)}")
+        _check_size("width * d", self.width * X.shape[1])
         generator = torch.Generator().manual_seed(self.seed)
         W, a = balanced_init(1, self.width, X.shape[1], self.scale, generator=generator)
         run = train(W, a, X.unsqueeze(0), y.unsqueeze(0), lr=self.lr, steps=self.steps)

@@ -26,9 +26,29 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from icml25.common.arrays import int_array, real_array
 from icml25.common.validate import check_int, check_real
 
 BETA_STAR = (0.5, -0.3, 0.2, 1.5)  # the linear target of our experiments, bias last
+MAX_ELEMENTS = 2**30  # tensors of more numbers (8 GiB in float64) are refused as a size typo
+
+
+def _check_size(name: str, count: int) -> None:
+    if count > MAX_ELEMENTS:
+        raise ValueError(f"{name} is too large: {count} numbers (at most 2**30)")
+
+
+def _given(**arrays) -> None:
+    for name, value in arrays.items():
+        if value is None:
+            raise TypeError(f"{name} must be an array, got None")
+
+
+def _check_generator(generator) -> None:
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(
+            f"generator must be a torch.Generator or None, got {type(generator).__name__}"
+        )
 
 
 def as_runs(name: str, value, shape: str) -> torch.Tensor:
@@ -36,9 +56,14 @@ def as_runs(name: str, value, shape: str) -> torch.Tensor:
     dimensions as the names in ``shape`` (e.g. ``"(runs, n, d)"``), finite; otherwise a
     TypeError or ValueError that names the argument and the expected shape."""
     if isinstance(value, torch.Tensor):
+        if value.is_complex():
+            raise TypeError(f"{name} must be an array of real numbers {shape}, got {value.dtype}")
         tensor = value.to(torch.float64)
     else:
         try:
+            kind = np.asarray(value).dtype.kind
+            if kind not in "biuf":
+                raise TypeError(f"got dtype {np.asarray(value).dtype}")
             tensor = torch.from_numpy(np.array(value, dtype=np.float64))
         except (TypeError, ValueError) as err:
             raise TypeError(f"{name} must be an array of real numbers {shape}: {err}") from None
@@ -89,8 +114,11 @@ def linear_data(n: int, runs: int, *, noise: float = 0.5, beta=BETA_STAR, genera
     n = check_int("n", n, minimum=1)
     runs = check_int("runs", runs, minimum=1)
     noise = check_real("noise", noise, low=0.0, high=np.inf, high_open=True)
+    real_array("beta", beta, ndim=1)
+    _check_generator(generator)
     beta = torch.as_tensor(beta, dtype=torch.float64)
     d = beta.numel()
+    _check_size("runs * n * len(beta)", runs * n * d)
     X = torch.ones(runs, n, d, dtype=torch.float64)
     X[..., :-1] = 2 * torch.rand(runs, n, d - 1, generator=generator, dtype=torch.float64) - 1
     y = X @ beta + noise * torch.randn(runs, n, generator=generator, dtype=torch.float64)
@@ -103,6 +131,8 @@ def balanced_init(runs: int, m: int, d: int, scale: float, generator=None):
     m = check_int("m", m, minimum=1)
     d = check_int("d", d, minimum=1)
     scale = check_real("scale", scale, low=0.0, high=np.inf, low_open=True, high_open=True)
+    _check_size("runs * m * d", runs * m * d)
+    _check_generator(generator)
     W = torch.randn(runs, m, d, generator=generator, dtype=torch.float64) * scale / m**0.5
     sign = torch.randint(0, 2, (runs, m), generator=generator, dtype=torch.float64) * 2 - 1
     return W, sign * W.norm(dim=-1)
@@ -110,6 +140,7 @@ def balanced_init(runs: int, m: int, d: int, scale: float, generator=None):
 
 def forward(W: torch.Tensor, a: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
     """``f(X)`` (runs, n) from ``W`` (runs, m, d), ``a`` (runs, m), ``X`` (runs, n, d)."""
+    _given(X=X)
     W, a, X = check_network(W, a, X)
     return (torch.relu(X @ W.transpose(1, 2)) * a.unsqueeze(1)).sum(-1)
 
@@ -125,6 +156,7 @@ def loss_and_gradients(W, a, X, y):
     batched (runs, n, m) computation spills to memory and is 5x slower (1.2 ms against 6.2 ms a
     step for 5 runs, n = 256, m = 200, one thread).
     """
+    _given(X=X, y=y)
     return _loss_and_gradients(*check_network(W, a, X, y))
 
 
@@ -157,6 +189,8 @@ def record_schedule(steps: int, points: int = 300) -> np.ndarray:
     """About ``points`` steps from 0 to ``steps``, geometrically spaced: dense early, where the
     alignment phase lasts a few hundred steps, sparse late."""
     steps = check_int("steps", steps, minimum=1)
+    points = check_int("points", points, minimum=1)
+    _check_size("points", points)
     return np.unique(np.r_[0, np.geomspace(1, steps, points).round().astype(np.int64)])
 
 
@@ -165,8 +199,12 @@ def train(W, a, X, y, *, lr: float, steps: int, record_at=None) -> Training:
     are recorded at the steps ``record_at`` (default ``record_schedule(steps)``)."""
     lr = check_real("lr", lr, low=0.0, high=np.inf, low_open=True, high_open=True)
     steps = check_int("steps", steps, minimum=1)
+    if record_at is not None:
+        record_at = int_array("record_at", record_at, ndim=1, low=0, high=steps).tolist()
     record_at = set(record_schedule(steps).tolist() if record_at is None else record_at)
+    _given(X=X, y=y)
     W, a, X, y = check_network(W, a, X, y)
+    _check_size("runs * m * m (the neurons' cosines)", W.shape[0] * W.shape[1] ** 2)
     W, a = W.clone(), a.clone()
     steps_seen, losses, concentrations = [], [], []
     for t in range(steps + 1):
@@ -187,10 +225,16 @@ def direction_concentration(
     """Share of the output weight mass ``sum_j |a_j| ||w_j||`` held by the ``top`` heaviest
     direction clusters, per run, shape (runs,). A cluster is the heaviest neuron not yet taken
     and every free neuron whose direction is within ``cosine`` of it. 1: all mass on ``top``
-    directions."""
+    directions. Runs without output weight mass are refused."""
     W, a = check_network(W, a)
     cosine = check_real("cosine", cosine, low=-1.0, high=1.0)
-    return _concentration(W, a, cosine, check_int("top", top, minimum=1))
+    top = min(check_int("top", top, minimum=1), W.shape[1])  # past m clusters nothing is left
+    _check_size("runs * m * m (the neurons' cosines)", W.shape[0] * W.shape[1] ** 2)
+    if not ((a.abs() * W.norm(dim=-1)).sum(-1) > 0).all():
+        raise ValueError(
+            "W and a must have some output weight mass sum_j |a_j| ||w_j|| in every run"
+        )
+    return _concentration(W, a, cosine, top)
 
 
 def _concentration(W, a, cosine: float, top: int) -> np.ndarray:
