@@ -14,14 +14,35 @@ import torch
 
 from icml25.common.transformer import Transformer
 from icml25.common.validate import check_int, check_real
-from icml25.creativity.tasks import MASK, PAD
+from icml25.creativity.tasks import MASK, PAD, _check_entries
 
 
 def _check_prompts(prompts) -> torch.Tensor:
-    x = torch.as_tensor(np.asarray(prompts))
+    try:
+        array = np.asarray(prompts)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"prompts must be a non-empty (N, P) int64 array: {err}") from None
+    if array.dtype.kind not in "iuf":
+        raise ValueError(f"prompts must be a non-empty (N, P) int64 array, got dtype {array.dtype}")
+    x = torch.as_tensor(array)
     if x.ndim != 2 or x.shape[0] == 0 or x.shape[1] == 0 or x.dtype not in (torch.int64,):
         raise ValueError(f"prompts must be a non-empty (N, P) int64 array, got {tuple(x.shape)}")
     return x
+
+
+def _check_model(model, x: torch.Tensor, length: int) -> None:
+    """``model`` a network with a ``config`` (a Transformer) whose vocabulary holds ``x`` and
+    whose block holds ``length``."""
+    if not callable(model) or not hasattr(model, "config"):
+        raise TypeError(f"model must be a Transformer, got {type(model).__name__}")
+    V, block = model.config.vocab_size, model.config.block_size
+    if int(x.min()) < 0 or int(x.max()) >= V:
+        raise ValueError(f"prompts must hold tokens in [0, {V - 1}] (the model's vocabulary)")
+    if length > block:
+        raise ValueError(
+            f"n_new is too large: prompts of {x.shape[1]} tokens and n_new new ones need "
+            f"{length} positions, more than block_size = {block}"
+        )
 
 
 @torch.no_grad()
@@ -41,6 +62,8 @@ def generate(
     x = _check_prompts(prompts)
     check_int("n_new", n_new, minimum=1)
     check_real("temperature", temperature, low=0.0, high=1e3)
+    check_int("seed", seed, minimum=0)
+    _check_model(model, x, x.shape[1] + n_new - 1)
     if not model.config.causal:
         raise ValueError("model must be causal for autoregressive decoding")
     gen = torch.Generator().manual_seed(seed)
@@ -71,6 +94,9 @@ def mdm_generate(
     x0 = _check_prompts(prompts)
     check_int("n_new", n_new, minimum=1)
     check_int("steps", steps, minimum=1)
+    check_int("seed", seed, minimum=0)
+    _check_model(model, x0, x0.shape[1] + n_new)
+    _check_entries("steps x N x (P + n_new) draws", steps * x0.shape[0] * (x0.shape[1] + n_new))
     if model.config.causal:
         raise ValueError("model must be bidirectional (causal=False) for the diffusion sampler")
     gen = torch.Generator().manual_seed(seed)

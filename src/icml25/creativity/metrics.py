@@ -29,11 +29,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from icml25.creativity.tasks import END, ENTITY0, SEP, TaskData
+from icml25.common.arrays import int_array
+from icml25.creativity.tasks import END, ENTITY0, SEP, TASKS, TaskData, _check_task
 
 
 def answer_tokens(row: np.ndarray) -> tuple[int, ...] | None:
-    """The tokens of one generated row up to its first ``</a>``, or None if there is none."""
+    """The tokens of one generated row up to its first ``</a>``, or None if there is none.
+    ``row`` must be a vector of integer tokens."""
+    int_array("row", row, ndim=1, nonempty=False)
+    return _answer_tokens(np.asarray(row))
+
+
+def _answer_tokens(row: np.ndarray) -> tuple[int, ...] | None:
     stop = np.flatnonzero(row == END)
     return None if stop.size == 0 else tuple(int(t) for t in row[: stop[0]])
 
@@ -83,6 +90,7 @@ def _degrees(edges) -> dict[int, int]:
 
 def is_valid(answer: tuple[int, ...] | None, task: TaskData) -> bool:
     """The official validity check of one answer (tokens before ``</a>``)."""
+    _check_task(task)
     if answer is None or len(answer) == 0:
         return False
     s = task.structure
@@ -124,6 +132,8 @@ def canonical_form(answer: tuple[int, ...] | None, task_name: str) -> tuple[int,
     (``a, b, c`` in ``a b <sep> b c <sep> c a``) into ``i j <sep> j k <sep> k i`` with
     ``i < j < k`` (an answer with fewer segments, or one without an entity, stays as it is),
     sibling answers stay as they are. None for an unparsable answer."""
+    if task_name not in TASKS:
+        raise ValueError(f"task_name must be one of {TASKS}, got {task_name!r}")
     if answer is None:
         return None
     if task_name in ("circle", "line"):
@@ -149,9 +159,10 @@ def canonical_form(answer: tuple[int, ...] | None, task_name: str) -> tuple[int,
 
 def training_canonical_forms(task: TaskData) -> set:
     """Canonical forms of the training answers (triangle: of its triangle sequences only)."""
+    _check_task(task)
     forms = set()
     for row, p in zip(task.train, task.prompt_len, strict=True):
-        answer = answer_tokens(row[p:])
+        answer = _answer_tokens(row[p:])
         if task.name == "triangle" and p == 1:  # an edge fact
             continue
         forms.add(canonical_form(answer, task.name))
@@ -174,18 +185,28 @@ def creativity_score(samples: np.ndarray, task: TaskData, train_forms: set | Non
     of the N answers whose canonical form is a training one), ``valid`` (fraction valid),
     ``novel_valid`` (fraction valid and not memorised, repeats counted), ``diversity`` (unique
     valid answers / N, the official "diversity score").
+
+    Tokens outside the task's vocabulary ``[0, vocab_size)`` and a ``train_forms`` that is not
+    a set are refused.
     """
     samples = np.asarray(samples)
     if samples.ndim != 2 or samples.shape[0] == 0 or not np.issubdtype(samples.dtype, np.integer):
         raise ValueError(f"samples must be a non-empty (N, A) integer array, got {samples.shape}")
     if not isinstance(task, TaskData):
         raise TypeError(f"task must be a TaskData, got {type(task).__name__}")
+    if samples.min() < 0 or samples.max() >= task.vocab_size:
+        raise ValueError(
+            f"samples must hold tokens in [0, {task.vocab_size - 1}] (the task's vocabulary), "
+            f"got values in [{samples.min()}, {samples.max()}]"
+        )
+    if train_forms is not None and not isinstance(train_forms, set | frozenset):
+        raise TypeError(f"train_forms must be a set, got {type(train_forms).__name__}")
     forms = training_canonical_forms(task) if train_forms is None else train_forms
     n = len(samples)
     creative, valid_set = set(), set()
     n_valid = n_mem = n_novel = 0
     for row in samples:
-        answer = answer_tokens(row)
+        answer = _answer_tokens(row)
         valid = is_valid(answer, task)
         memorised = answer is not None and canonical_form(answer, task.name) in forms
         n_valid += valid

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml25.common.validate import check_int
+from icml25.common.validate import check_int, check_real
 
 PAD, MASK, SEP, Q, END, TRI, EDGE = range(7)
 SPECIALS = ("<pad>", "<mask>", "<sep>", "<q>", "</a>", "<tri>", "<edge>")
@@ -35,6 +35,18 @@ HASH_CHARS = 36  # a-z and 0-9, as the official hashes
 HASH0 = len(SPECIALS)
 ENTITY0 = HASH0 + HASH_CHARS
 TASKS = ("sibling", "triangle", "circle", "line")
+MAX_ENTRIES = 2**31  # an array of more entries than this is refused: out of memory
+MAX_HASH_LEN = 1024  # longer hashes are refused (finding repeats grows as hash_len^2)
+
+
+def _check_rng(rng) -> None:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+
+
+def _check_entries(what: str, entries: int) -> None:
+    if entries > MAX_ENTRIES:
+        raise ValueError(f"{what} = {entries:.3g} entries, more than {MAX_ENTRIES:.3g}: too large")
 
 
 @dataclass(frozen=True)
@@ -63,11 +75,22 @@ class TaskData:
     structure: dict
 
 
+def _check_task(task) -> None:
+    """TypeError unless ``task`` is a :class:`TaskData`."""
+    if not isinstance(task, TaskData):
+        raise TypeError(f"task must be a TaskData, got {type(task).__name__}")
+
+
 def draw_hashes(n: int, hash_len: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` distinct hashes of ``hash_len`` characters as token ids, (n, hash_len); a draw that
-    repeats an earlier one is redrawn (the official code keeps a set of used hashes)."""
+    repeats an earlier one is redrawn (the official code keeps a set of used hashes). More than
+    ``MAX_HASH_LEN`` characters, or more than 2**31 in all, are refused."""
     check_int("n", n, minimum=0)
     check_int("hash_len", hash_len, minimum=0)
+    if hash_len > MAX_HASH_LEN:
+        raise ValueError(f"hash_len must be at most {MAX_HASH_LEN}, got {hash_len}")
+    _check_rng(rng)
+    _check_entries("n x hash_len", n * hash_len)
     if hash_len == 0:
         return np.zeros((n, 0), np.int64)
     if n > HASH_CHARS**hash_len // 2:
@@ -129,6 +152,8 @@ def construction_task(
     check_int("n_entities", n_entities, minimum=n_nodes + (name == "line"))
     check_int("n_train", n_train, minimum=1)
     check_int("n_test", n_test, minimum=1)
+    _check_rng(rng)
+    _check_entries("n_train x n_entities", n_train * n_entities)
     size = n_nodes + 1 if name == "line" else n_nodes
     nodes = ENTITY0 + _random_subsets(n_train, n_entities, size, rng)  # (n, size)
     ends = nodes if name == "circle" else nodes[:, :-1]
@@ -167,6 +192,9 @@ def sibling_task(
     if n_train > total:
         raise ValueError(f"n_train must be at most n_parents * n_children**2 = {total}")
     check_int("n_test", n_test, minimum=1)
+    _check_rng(rng)
+    _check_entries("n_train x 4 tokens", n_train * 4)
+    _check_entries("n_parents x (1 + 2 n_children) entities", n_parents * (1 + 2 * n_children))
     flat = rng.choice(total, size=n_train, replace=False)  # (n,) distinct triples
     a, rest = np.divmod(flat, n_children**2)
     j1, j2 = np.divmod(rest, n_children)
@@ -201,9 +229,16 @@ def generate_triangle_graph(
     non-neighbours whose degree is at most ``flex * degree``, then plant ``triangles`` triangles
     per vertex by joining two of its neighbours. Returns the (V, V) bool adjacency matrix.
     Sequential by nature (each step depends on the degrees so far): a loop over vertices, run
-    once per task."""
+    once per task. ``degree`` must be below ``n_nodes``, ``flex`` a number >= 0, ``triangles``
+    an integer >= 0."""
     check_int("n_nodes", n_nodes, minimum=3)
     check_int("degree", degree, minimum=2)
+    if degree >= n_nodes:
+        raise ValueError(f"degree must be less than n_nodes = {n_nodes}, got {degree}")
+    check_real("flex", flex, low=0.0, high=float("inf"), high_open=True)
+    check_int("triangles", triangles, minimum=0)
+    _check_rng(rng)
+    _check_entries("n_nodes^2 of the adjacency", n_nodes * n_nodes)
     adj = np.zeros((n_nodes, n_nodes), bool)
     for v in range(n_nodes):
         deg = adj.sum(axis=1)
@@ -242,6 +277,8 @@ def triangle_task(
     vertex, 15,000 samples, 1,024 test hashes."""
     check_int("n_samples", n_samples, minimum=1)
     check_int("n_test", n_test, minimum=1)
+    check_real("triangle_prob", triangle_prob, low=0.0, high=1.0)
+    _check_entries("n_samples x 9 tokens", n_samples * 9)
     adj = generate_triangle_graph(n_nodes, degree, flex, triangles, rng)
     tri = np.argwhere(np.triu(adj, 1))  # (E, 2)
     common = adj[tri[:, 0]] & adj[tri[:, 1]]  # (E, V): third vertices
@@ -251,6 +288,8 @@ def triangle_task(
     triples = np.concatenate([triples, triples[:, [0, 2, 1]]])
     is_tri = rng.random(n_samples) < triangle_prob
     n_tri, n_edge = int(is_tri.sum()), int((~is_tri).sum())
+    if n_tri and not len(triples):
+        raise ValueError("the graph has no triangle to sample: raise triangles (or degree)")
     t = ENTITY0 + triples[rng.integers(0, len(triples), n_tri)]  # (n_tri, 3)
     train_hash, test_hash = _split_hashes(n_tri, n_test, hash_len, rng)
     a, b, c3 = t.T
@@ -283,6 +322,7 @@ def triangle_task(
 def strip_hash(task: TaskData) -> TaskData:
     """The official "no hash" dataset: the same training answers with the hash removed, and
     test prompts that are all the bare ``<q>`` (greedy decoding then gives one output)."""
+    _check_task(task)
     if task.name == "triangle":
         raise ValueError("task must be a construction or sibling task, got 'triangle'")
     p = int(task.prompt_len[0])

@@ -29,7 +29,7 @@ from torch.nn import functional as F
 
 from icml25.common.transformer import Transformer, TransformerConfig
 from icml25.common.validate import check_int, check_real
-from icml25.creativity.tasks import MASK, PAD, TaskData
+from icml25.creativity.tasks import MASK, PAD, TaskData, _check_entries, _check_task
 
 IGNORE = -100
 OBJECTIVES = ("ntp", "teacherless", "mdm")
@@ -37,6 +37,7 @@ OBJECTIVES = ("ntp", "teacherless", "mdm")
 
 def ntp_pairs(task: TaskData) -> tuple[np.ndarray, np.ndarray]:
     """Next-token pairs: (n, T) inputs and labels, loss on the tokens after each prompt."""
+    _check_task(task)
     inputs = task.train.copy()
     cols = np.arange(inputs.shape[1])
     labels = np.where(
@@ -47,6 +48,7 @@ def ntp_pairs(task: TaskData) -> tuple[np.ndarray, np.ndarray]:
 
 def teacherless_pairs(task: TaskData) -> tuple[np.ndarray, np.ndarray]:
     """The official teacherless hybrid, as (n', T') inputs and labels (see the module)."""
+    _check_task(task)
     inputs, labels = ntp_pairs(task)
     p = task.prompt_len[:, None]
     cols = np.arange(inputs.shape[1])
@@ -72,8 +74,37 @@ def teacherless_pairs(task: TaskData) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+def _check_tokens(model, name: str, x, *, ignore: bool = False) -> None:
+    """``x`` a (B, T) int64 tensor of tokens ``>= 0`` (or ``IGNORE``), below the model's
+    ``config.vocab_size`` where it has one."""
+    if not callable(model):
+        raise TypeError(f"model must be a network (a torch module), got {type(model).__name__}")
+    if not isinstance(x, torch.Tensor) or x.dtype != torch.int64 or x.ndim != 2:
+        kind = f"{x.dtype} {tuple(x.shape)}" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise TypeError(f"{name} must be a (B, T) torch int64 tensor, got {kind}")
+    V = getattr(getattr(model, "config", None), "vocab_size", None)
+    real = x[x != IGNORE] if ignore else x
+    if real.numel() and (int(real.min()) < 0 or (V is not None and int(real.max()) >= V)):
+        what = ("tokens >= 0" if V is None else f"tokens in [0, {V - 1}]") + (
+            " or IGNORE" if ignore else ""
+        )
+        raise ValueError(f"{name} must hold {what}, got values in [{int(x.min())}, {int(x.max())}]")
+
+
 def ntp_loss(model: Transformer, inputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Mean cross-entropy of ``labels[:, 1:]`` given ``inputs[:, :-1]`` (IGNORE skipped)."""
+    """Mean cross-entropy of ``labels[:, 1:]`` given ``inputs[:, :-1]`` (IGNORE skipped).
+    Tokens outside the vocabulary, labels of another shape, and labels that are all ``IGNORE``
+    (the mean of nothing) are refused."""
+    _check_tokens(model, "inputs", inputs)
+    _check_tokens(model, "labels", labels, ignore=True)
+    if labels.shape != inputs.shape:
+        raise ValueError(f"labels must have the shape of inputs {tuple(inputs.shape)}")
+    if not (labels[:, 1:] != IGNORE).any():
+        raise ValueError("labels must hold a token to predict: all of labels[:, 1:] are IGNORE")
+    return _ntp_loss(model, inputs, labels)
+
+
+def _ntp_loss(model: Transformer, inputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     logits = model(inputs[:, :-1])  # (B, T-1, V)
     return F.cross_entropy(
         logits.reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1), ignore_index=IGNORE
@@ -90,8 +121,18 @@ def mdm_loss(
     """Absorbing-state masked-diffusion ELBO (linear schedule), per answer token.
 
     ``x0`` (B, T) clean sequences, ``answer`` (B, T) bool: the positions that may be masked.
-    Only masked positions contribute; each is weighted by ``1/t``.
+    Only masked positions contribute; each is weighted by ``1/t``. ``eps`` must lie in (0, 1).
     """
+    _check_tokens(model, "x0", x0)
+    if not isinstance(answer, torch.Tensor) or answer.dtype != torch.bool:
+        raise TypeError(f"answer must be a torch bool tensor, got {type(answer).__name__}")
+    if answer.shape != x0.shape:
+        raise ValueError(f"answer must have the shape of x0 {tuple(x0.shape)}")
+    check_real("eps", eps, low=0.0, high=1.0, low_open=True, high_open=True)
+    return _mdm_loss(model, x0, answer, generator, eps)
+
+
+def _mdm_loss(model, x0, answer, generator, eps: float = 1e-3) -> torch.Tensor:
     B, T = x0.shape
     t = eps + (1 - eps) * torch.rand(B, 1, generator=generator)  # (B, 1)
     masked = (torch.rand(B, T, generator=generator) < t) & answer  # (B, T)
@@ -137,17 +178,26 @@ def train(
     sequences as given too (pass ``strip_hash(task)`` for the official no-hash MDM). ``net``
     sets the sizes (``vocab_size``, ``block_size`` and ``causal`` are filled in).
     """
+    _check_task(task)
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config must be a TrainConfig, got {type(config).__name__}")
+    if net is not None and not isinstance(net, TransformerConfig):
+        raise TypeError(f"net must be a TransformerConfig or None, got {type(net).__name__}")
     check_int("seed", seed, minimum=0)
     check_int("steps", config.steps, minimum=1)
     check_int("batch", config.batch, minimum=1)
     check_real("lr", config.lr, low=0.0, high=1.0, low_open=True)
+    check_int("warmup", config.warmup, minimum=0)
+    check_int("log_every", config.log_every, minimum=1)
     if objective == "teacherless":
         inputs, labels = teacherless_pairs(task)
     else:
         inputs, labels = ntp_pairs(task)
     base = net or TransformerConfig(vocab_size=task.vocab_size, block_size=inputs.shape[1])
+    width = max(4 * base.n_embd, task.vocab_size)
+    _check_entries("batch x T x width of the activations", config.batch * inputs.shape[1] * width)
     cfg = TransformerConfig(
         vocab_size=task.vocab_size,
         block_size=inputs.shape[1],
@@ -169,9 +219,9 @@ def train(
             group["lr"] = config.lr * min(1.0, (step + 1) / max(config.warmup, 1))
         idx = torch.randint(0, len(x_all), (config.batch,), generator=gen)
         if objective == "mdm":
-            loss = mdm_loss(model, x_all[idx], answer_all[idx], gen)
+            loss = _mdm_loss(model, x_all[idx], answer_all[idx], gen)
         else:
-            loss = ntp_loss(model, x_all[idx], y_all[idx])
+            loss = _ntp_loss(model, x_all[idx], y_all[idx])
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
