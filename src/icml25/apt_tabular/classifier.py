@@ -13,6 +13,7 @@ rows than ``max_context`` raise a ``ValueError`` naming the limit, unless ``subs
 
 from __future__ import annotations
 
+import numbers
 from importlib import resources
 
 import numpy as np
@@ -23,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from icml25.apt_tabular.model import HEAD_CLASSES
 from icml25.apt_tabular.pretrain import load_model, read_weights
+from icml25.common.validate import check_int
 
 WEIGHTS_FILE = "weights/apt_default.npz"
 
@@ -30,6 +32,35 @@ WEIGHTS_FILE = "weights/apt_default.npz"
 def default_weights() -> dict:
     """The shipped weights: the adversarial seed-0 model of the default reproduction."""
     return read_weights(resources.files("icml25.apt_tabular").joinpath(WEIGHTS_FILE).read_bytes())
+
+
+def _indices(value) -> list:
+    """``categorical_features`` as a list of integer column indices, or ValueError."""
+    try:
+        cat = list(value)
+    except TypeError:
+        raise ValueError(
+            f"categorical_features must be a list of column indices, got {value!r}"
+        ) from None
+    for j in cat:
+        if isinstance(j, bool | np.bool_) or not isinstance(j, numbers.Integral):
+            raise ValueError(f"categorical_features must hold integer column indices, got {j!r}")
+    return cat
+
+
+def _check_float32(name: str, encoded: np.ndarray) -> None:
+    """The encoded rows of ``name`` must fit the float32 network."""
+    if np.abs(encoded).max(initial=0.0) > np.finfo(np.float32).max:
+        raise ValueError(f"{name} has values too large for the float32 network once standardised")
+
+
+def _check_random_state(value) -> None:
+    """``random_state``: None, an integer ``>= 0`` or a numpy Generator / SeedSequence."""
+    seeds = np.random.Generator | np.random.SeedSequence
+    ok = value is None or isinstance(value, seeds)
+    ok = ok or (isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0)
+    if not ok:
+        raise ValueError(f"random_state must be None or an integer >= 0, got {value!r}")
 
 
 class APTClassifier(ClassifierMixin, BaseEstimator):
@@ -80,6 +111,8 @@ class APTClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y must contain at least 2 classes, got {len(self.classes_)} class")
         if not isinstance(self.max_context, int | np.integer) or self.max_context < 2:
             raise ValueError(f"max_context must be an int >= 2, got {self.max_context!r}")
+        _check_random_state(self.random_state)
+        check_int("batch_size", self.batch_size, minimum=1)
         rng = np.random.default_rng(self.random_state)
         if X.shape[0] > self.max_context:
             if not self.subsample:
@@ -89,7 +122,7 @@ class APTClassifier(ClassifierMixin, BaseEstimator):
                 )
             keep = np.sort(rng.choice(X.shape[0], self.max_context, replace=False))
             X, y_idx = X[keep], y_idx[keep]
-        cat = [] if self.categorical_features is None else list(self.categorical_features)
+        cat = [] if self.categorical_features is None else _indices(self.categorical_features)
         if any(not 0 <= int(j) < X.shape[1] for j in cat):
             raise ValueError(f"categorical_features must be column indices < {X.shape[1]}")
         self.categories_ = {int(j): np.unique(X[~np.isnan(X[:, j]), j]) for j in cat}
@@ -111,7 +144,9 @@ class APTClassifier(ClassifierMixin, BaseEstimator):
         self.projection_ = None
         if X.shape[1] > patch:
             self.projection_ = rng.standard_normal((X.shape[1], patch)) / np.sqrt(X.shape[1])
-        self.X_context_ = self._encode(X)
+        Xe = self._encode(X)
+        _check_float32("X", Xe)
+        self.X_context_ = Xe
         self.y_context_ = y_idx
         return self
 
@@ -129,7 +164,9 @@ class APTClassifier(ClassifierMixin, BaseEstimator):
         """Class probabilities ``(n, n_classes)`` in the order of ``classes_``."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, ensure_all_finite="allow-nan", dtype=np.float64)
+        check_int("batch_size", self.batch_size, minimum=1)
         Xe = self._encode(X)
+        _check_float32("X", Xe)
         K = len(self.classes_)
         context = torch.as_tensor(self.X_context_, dtype=torch.float32)  # (n_train, F)
         y = torch.as_tensor(self.y_context_, dtype=torch.long)[None]  # (1, n_train)
@@ -141,6 +178,11 @@ class APTClassifier(ClassifierMixin, BaseEstimator):
                 p = self.model_(x, y, n_classes=K)[0, :, :K]  # (m, K)
                 out.append(p.double().numpy())
         P = np.concatenate(out) if out else np.zeros((0, K))
+        if not np.isfinite(P).all():
+            raise ValueError(
+                "X gives non-finite probabilities: its values (or the training rows') are too "
+                "large, once standardised, for the float32 network"
+            )
         P = P / P.sum(1, keepdims=True).clip(min=1e-300)
         return P
 

@@ -31,6 +31,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from icml25.common.validate import check_int, check_real
+
 HEAD_CLASSES = 10
 
 
@@ -50,6 +52,13 @@ class ModelConfig:
     def __post_init__(self) -> None:
         if self.readout not in ("mixture", "head"):
             raise ValueError(f"readout must be 'mixture' or 'head', got {self.readout!r}")
+        for name in ("n_blocks", "d_model", "n_heads", "d_ff", "d_patch"):
+            check_int(name, getattr(self, name), minimum=1)
+        inf = float("inf")
+        check_real(
+            "temperature", self.temperature, low=0.0, high=inf, low_open=True, high_open=True
+        )
+        check_real("gate_quantile", self.gate_quantile, low=0.0, high=1.0)
         if self.d_model % self.n_heads:
             raise ValueError("d_model must be a multiple of n_heads")
 
@@ -111,6 +120,26 @@ class MixtureBlock(nn.Module):
         return w.mean(1)  # (B, m, n_train)
 
 
+def _check_rows(x, y_train, n_classes) -> None:
+    """``x`` finite ``(B, n, F)`` floats, ``y_train`` ``(B, n_train)`` int64 labels ``>= 0`` with
+    ``1 <= n_train <= n``, ``n_classes`` None or an integer ``>= 1``."""
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.ndim != 3:
+        raise TypeError("x must be a (B, n, F) floating-point torch tensor")
+    if not isinstance(y_train, torch.Tensor) or y_train.dtype != torch.long or y_train.ndim != 2:
+        raise TypeError("y_train must be a (B, n_train) torch int64 tensor of labels")
+    if y_train.shape[0] != x.shape[0] or not 1 <= y_train.shape[1] <= x.shape[1]:
+        raise ValueError(
+            f"y_train must be (B, n_train) with the B of x and 1 <= n_train <= n, got "
+            f"{tuple(y_train.shape)} for x of shape {tuple(x.shape)}"
+        )
+    if not torch.isfinite(x).all():
+        raise ValueError("x must be finite: it holds NaN or inf")
+    if int(y_train.min()) < 0:
+        raise ValueError(f"y_train must hold labels >= 0, got {int(y_train.min())}")
+    if n_classes is not None:
+        check_int("n_classes", n_classes, minimum=1)
+
+
 class APT(nn.Module):
     """The network. ``forward(x, y_train)``: ``x`` ``(B, n, F)`` standardised features, the first
     ``n_train = y_train.shape[1]`` rows labelled by ``y_train`` ``(B, n_train)`` in
@@ -146,10 +175,13 @@ class APT(nn.Module):
         n_classes: int | None = None,
         generator: torch.Generator | None = None,
     ) -> torch.Tensor:
+        _check_rows(x, y_train, n_classes)
         n_train = y_train.shape[1]
         K = int(y_train.max()) + 1 if n_classes is None else n_classes
         if self.config.readout == "head":
             K = max(K, HEAD_CLASSES)
+        if int(y_train.max()) >= K:
+            raise ValueError(f"y_train must hold labels below n_classes = {K}")
         h = self.embed(x)  # (B, n, d)
         onehot = F.one_hot(y_train, K).to(h.dtype)  # (B, n_train, K)
         counts = onehot.sum(1).clamp(min=1)  # (B, K)

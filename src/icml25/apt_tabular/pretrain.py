@@ -20,6 +20,7 @@ import torch
 
 from icml25.apt_tabular.model import APT, ModelConfig
 from icml25.apt_tabular.prior import DataMaker, make_batch
+from icml25.common.validate import check_int, check_real
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,25 @@ class PretrainConfig:
             raise ValueError("n_adversarial must be in [0, batch_size]")
         if self.steps < 1 or self.n_rows < 4:
             raise ValueError("steps must be >= 1 and n_rows >= 4")
+        if not isinstance(self.model, ModelConfig):
+            raise ValueError(f"model must be a ModelConfig, got {type(self.model).__name__}")
+        for name, low in (("steps", 1), ("batch_size", 1), ("n_adversarial", 0), ("n_rows", 4)):
+            check_int(name, getattr(self, name), minimum=low)
+        check_int("reset_every", self.reset_every, minimum=1)
+        check_int("max_features", self.max_features, minimum=2)
+        check_int("max_classes", self.max_classes, minimum=2)
+        check_int("seed", self.seed, minimum=0)
+        for name in ("lr", "adversary_lr"):
+            value = getattr(self, name)
+            check_real(name, value, low=0, high=math.inf, low_open=True, high_open=True)
+        n_train = int(
+            self.n_rows * check_real("train_fraction", self.train_fraction, low=0, high=1)
+        )
+        if not 2 <= n_train < self.n_rows:
+            raise ValueError(
+                f"train_fraction must leave 2 or more training rows and one test row of the "
+                f"n_rows = {self.n_rows}, got {self.train_fraction} ({n_train} training rows)"
+            )
 
 
 def class_loss(probs: torch.Tensor, y_test: torch.Tensor, eps: float = 1e-4) -> torch.Tensor:
@@ -55,6 +75,8 @@ def class_loss(probs: torch.Tensor, y_test: torch.Tensor, eps: float = 1e-4) -> 
 def pretrain(config: PretrainConfig) -> dict:
     """Pre-train a model; returns weights ``{"config": dict, "state": {name: float32 array},
     "losses": per-step losses}`` for :class:`~icml25.apt_tabular.APTClassifier`."""
+    if not isinstance(config, PretrainConfig):
+        raise TypeError(f"config must be a PretrainConfig, got {type(config).__name__}")
     c = config
     g = torch.Generator().manual_seed(c.seed)
     model = APT(c.model, seed=c.seed)
@@ -114,6 +136,8 @@ def save_weights(weights: dict, path) -> None:
     """Write ``weights`` to ``path`` as a ``.npz`` (float32 arrays, the config as JSON text)."""
     import json
 
+    if not isinstance(weights, dict) or "config" not in weights or "state" not in weights:
+        raise ValueError("weights must be a dict with 'config' and 'state', as pretrain returns")
     arrays = {f"state/{k}": np.asarray(v, np.float32) for k, v in weights["state"].items()}
     np.savez_compressed(path, config=np.array(json.dumps(weights["config"])), **arrays)
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from icml25.common.validate import check_int
+
 ACTIVATIONS = {
     "tanh": torch.tanh,
     "relu": torch.relu,
@@ -37,6 +39,17 @@ MAX_LEVELS = {INTEGER: 20, CATEGORICAL: 10}
 PRESENT_P = 0.65  # probability that a maker has integer (categorical) columns at all
 MAX_FRACTION = {INTEGER: 0.1, CATEGORICAL: 0.2}
 GRADIENT_TEMPERATURE = 0.01
+MAX_ENTRIES = 2**31  # a tensor of more entries than this is refused: out of memory
+
+
+def _check_generator(generator) -> None:
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+
+
+def _check_entries(what: str, entries: int) -> None:
+    if entries > MAX_ENTRIES:
+        raise ValueError(f"{what} = {entries:.3g} entries, more than {MAX_ENTRIES:.3g}: too large")
 
 
 def _randint(low: int, high: int, generator: torch.Generator) -> int:
@@ -49,7 +62,8 @@ class DataMaker(nn.Module):
 
     ``sample(n_rows, generator)`` returns ``x`` ``(n_rows, f)`` float and ``y`` ``(n_rows,)``
     long in ``[0, K)``; gradients flow from ``x`` to the MLP's weights (the labels, being
-    quantile bins, carry none).
+    quantile bins, carry none). Refused: ``max_features < 2``, fewer than 2 classes,
+    ``min_classes > max_classes``, widths whose weight matrices exceed 2**31 entries.
     """
 
     def __init__(
@@ -62,6 +76,14 @@ class DataMaker(nn.Module):
         balanced_classes: bool = False,
     ):
         super().__init__()
+        _check_generator(generator)
+        check_int("max_features", max_features, minimum=2)
+        _check_entries("(max_features + 33)^2 of a weight matrix", (max_features + 33) ** 2)
+        if n_classes is None:
+            check_int("min_classes", min_classes, minimum=2)
+            check_int("max_classes", max_classes, minimum=min_classes)
+        else:
+            check_int("n_classes", n_classes, minimum=2)
         g = generator
         self.n_features = _randint(2, max_features, g)
         self.n_classes = (
@@ -120,6 +142,10 @@ class DataMaker(nn.Module):
         return torch.floor(u * levels) / (levels - 1).clamp(min=1) * 2 - 1
 
     def sample(self, n_rows: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        """``n_rows >= 2`` rows (the cuts need a standard deviation)."""
+        check_int("n_rows", n_rows, minimum=2)
+        _check_entries("n_rows x hidden units", n_rows * self.width * self.depth)
+        _check_generator(generator)
         act = ACTIVATIONS[self.activation]
         h = self._latent(n_rows, generator)  # (n, latent_dim)
         layers = []
@@ -131,7 +157,7 @@ class DataMaker(nn.Module):
         x = self._discretise(units[:, self.feature_units], generator)  # (n, f)
         target = units[:, self.target_unit[0]].detach()  # (n,)
         if self.balanced_classes:
-            y = quantile_classes(target, self.n_classes)
+            y = _quantile_classes(target, self.n_classes)
         else:
             y = gaussian_cut_levels(target[:, None], self.class_cuts[None])[:, 0]
         perm = torch.randperm(self.n_classes, generator=generator)
@@ -168,7 +194,17 @@ def gaussian_cut_levels(values: torch.Tensor, cuts: torch.Tensor) -> torch.Tenso
 
 def quantile_classes(target: torch.Tensor, n_classes: int) -> torch.Tensor:
     """Discretise ``target`` ``(n,)`` into ``n_classes`` bins of equal counts (ties broken by
-    order), so that every class appears when ``n >= n_classes``."""
+    order), so that every class appears when ``n >= n_classes``. ``target`` must be a finite
+    vector, ``n_classes`` an integer ``>= 1``."""
+    if not isinstance(target, torch.Tensor) or target.ndim != 1:
+        raise TypeError("target must be a 1-d torch tensor")
+    if target.is_floating_point() and not torch.isfinite(target).all():
+        raise ValueError("target must be finite: it holds NaN or inf")
+    check_int("n_classes", n_classes, minimum=1)
+    return _quantile_classes(target, n_classes)
+
+
+def _quantile_classes(target: torch.Tensor, n_classes: int) -> torch.Tensor:
     ranks = torch.argsort(torch.argsort(target, stable=True), stable=True)  # (n,)
     return (ranks * n_classes // target.shape[0]).long()
 
@@ -179,7 +215,14 @@ def make_batch(
     """Sample one dataset from each maker and stack them: ``x`` ``(B, n_rows, F)`` (features
     standardised by the first ``n_train`` rows, zero-padded to the widest ``F``) and ``y``
     ``(B, n_rows)``. Each dataset's rows are shuffled, so the first ``n_train`` are a random
-    training split."""
+    training split. Refused: no makers, ``n_train`` outside ``[2, n_rows]``."""
+    if not makers or not all(isinstance(m, DataMaker) for m in makers):
+        raise ValueError("makers must be a non-empty list of DataMaker")
+    check_int("n_rows", n_rows, minimum=2)
+    check_int("n_train", n_train, minimum=2)
+    if n_train > n_rows:
+        raise ValueError(f"n_train must be at most n_rows = {n_rows}, got {n_train}")
+    _check_generator(generator)
     xs, ys = [], []
     width = max(m.n_features for m in makers)
     for maker in makers:
@@ -198,7 +241,11 @@ def synthetic_task(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """One held-out task from the same prior with ``n_classes`` balanced classes (cut at the
     target's quantiles, so that chance is ``1 / n_classes``): ``x`` ``(n_rows, f)``, ``y``
-    ``(n_rows,)``, rows in random order."""
+    ``(n_rows,)``, rows in random order. ``n_classes`` and ``n_rows`` must be at least 2."""
+    check_int("n_classes", n_classes, minimum=2)
+    check_int("n_rows", n_rows, minimum=2)
+    check_int("max_features", max_features, minimum=2)
+    _check_entries("n_rows x hidden units", n_rows * 3 * (max_features + 33))
     g = torch.Generator().manual_seed(seed)
     maker = DataMaker(g, max_features=max_features, n_classes=n_classes, balanced_classes=True)
     with torch.no_grad():

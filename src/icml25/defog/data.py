@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from icml25.common.validate import check_int, check_real
+from icml25.defog._checks import check_entries, check_nodes, check_range
 
 __all__ = ["GraphDataset", "planar_graphs", "sbm_graphs", "tree_graphs"]
 
@@ -34,7 +35,8 @@ class GraphDataset:
     graphs : non-empty list of ``nx.Graph`` without self-loops.
     node_attr, edge_attr : names of categorical node / edge attributes, or ``None`` (plain
         graphs: one node type, and edge / no edge).
-    max_nodes : the most nodes a graph may have (default: the largest graph).
+    max_nodes : the most nodes a graph may have (default: the largest graph). A dense edge
+        tensor of more than 2**31 entries is refused.
 
     Attributes (Shapes)
     -------------------
@@ -83,6 +85,7 @@ class GraphDataset:
             self.edge_classes = [None, *sorted(values, key=repr)]
         n, N = self.max_nodes, len(graphs)
         dx, de = len(self.node_classes), len(self.edge_classes)
+        check_entries("graphs x max_nodes^2 x edge classes of E", N * n * n * de)
         X = torch.zeros(N, n, dx)
         E = torch.zeros(N, n, n, de)
         E[..., 0] = 1.0
@@ -147,6 +150,7 @@ def _attribute_values(graphs: list, argument: str, name: str, *, edges: bool) ->
 def _check_family(n_graphs, n_nodes, seed, minimum_nodes):
     n_graphs = check_int("n_graphs", n_graphs, minimum=1)
     n_nodes = check_int("n_nodes", n_nodes, minimum=minimum_nodes)
+    check_nodes("n_graphs x n_nodes", n_graphs * n_nodes)
     return n_graphs, n_nodes, np.random.default_rng(check_int("seed", seed, minimum=0))
 
 
@@ -192,12 +196,9 @@ def sbm_graphs(
     SPECTRE data). Node attribute ``block`` holds the planted block."""
     n_graphs = check_int("n_graphs", n_graphs, minimum=1)
     rng = np.random.default_rng(check_int("seed", seed, minimum=0))
-    if len(blocks) != 2 or not 1 <= blocks[0] <= blocks[1]:
-        raise ValueError(f"blocks must be a range (low, high) with 1 <= low <= high, got {blocks}")
-    if len(block_sizes) != 2 or not 1 <= block_sizes[0] <= block_sizes[1]:
-        raise ValueError(
-            f"block_sizes must be a range (low, high) with 1 <= low <= high, got {block_sizes}"
-        )
+    most = check_range("blocks", blocks)[1] * check_range("block_sizes", block_sizes)[1]
+    check_nodes("n_graphs x the largest graph", n_graphs * most)
+    check_entries("the largest graph's node pairs", most * most)
     p_in = check_real("p_in", p_in, low=0.0, high=1.0)
     p_out = check_real("p_out", p_out, low=0.0, high=1.0)
     graphs = []

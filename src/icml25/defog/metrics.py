@@ -45,6 +45,9 @@ from scipy.linalg import eigh, qr, svd
 from scipy.spatial.distance import cdist
 from scipy.stats import chi2
 
+from icml25.common.validate import check_real
+
+from ._checks import check_range
 from .orbits import orbit_counts
 
 __all__ = [
@@ -67,8 +70,11 @@ FAMILIES = ("planar", "tree", "sbm")
 # --------------------------------------------------------------------------- input checks
 
 
-def _graph_list(graphs, name: str, *, drop_empty: bool = False) -> list[nx.Graph]:
-    """Validate a non-empty sequence of networkx graphs; optionally drop node-less graphs."""
+def _graph_list(
+    graphs, name: str, *, drop_empty: bool = False, need_nodes: bool = False
+) -> list[nx.Graph]:
+    """Validate a non-empty sequence of networkx graphs; optionally drop node-less graphs, or
+    refuse them (``need_nodes``)."""
     if isinstance(graphs, nx.Graph):
         raise ValueError(f"{name} must be a list of networkx graphs, not a single graph")
     try:
@@ -82,6 +88,8 @@ def _graph_list(graphs, name: str, *, drop_empty: bool = False) -> list[nx.Graph
             raise ValueError(f"{name}[{i}] is a {type(g).__name__}, not a networkx graph")
         if g.is_directed():
             raise ValueError(f"{name}[{i}] is directed; the metrics are for undirected graphs")
+        if need_nodes and g.number_of_nodes() == 0:
+            raise ValueError(f"{name}[{i}] has no nodes")
     if drop_empty:
         graphs = [g for g in graphs if g.number_of_nodes() > 0]
         if not graphs:
@@ -175,7 +183,7 @@ def degree_mmd(generated: Sequence[nx.Graph], reference: Sequence[nx.Graph]) -> 
         largest degree (module docstring for the estimator). Official: ``degree_stats``.
     """
     gen = _graph_list(generated, "generated", drop_empty=True)
-    ref = _graph_list(reference, "reference")
+    ref = _graph_list(reference, "reference", need_nodes=True)
     return gaussian_tv_mmd([_degree_hist(g) for g in ref], [_degree_hist(g) for g in gen])
 
 
@@ -196,7 +204,7 @@ def clustering_mmd(generated: Sequence[nx.Graph], reference: Sequence[nx.Graph])
         The MMD² (module docstring).
     """
     gen = _graph_list(generated, "generated", drop_empty=True)
-    ref = _graph_list(reference, "reference")
+    ref = _graph_list(reference, "reference", need_nodes=True)
     return gaussian_tv_mmd(
         [_clustering_hist(g) for g in ref], [_clustering_hist(g) for g in gen], sigma=0.1
     )
@@ -245,7 +253,7 @@ def spectral_mmd(generated: Sequence[nx.Graph], reference: Sequence[nx.Graph]) -
         The MMD² (module docstring).
     """
     gen = _graph_list(generated, "generated", drop_empty=True)
-    ref = _graph_list(reference, "reference")
+    ref = _graph_list(reference, "reference", need_nodes=True)
     return gaussian_tv_mmd([_spectral_pmf(g) for g in ref], [_spectral_pmf(g) for g in gen])
 
 
@@ -507,10 +515,14 @@ def is_valid(
     Raises
     ------
     ValueError
-        If ``graph`` is not a networkx graph or ``family`` is unknown.
+        If ``graph`` is not an undirected networkx graph, ``family`` is unknown, or an SBM
+        parameter is out of range (probabilities outside [0, 1], ranges not ``1 <= low <= high``).
     """
     if not isinstance(graph, nx.Graph):
         raise ValueError(f"graph must be a networkx.Graph, got {type(graph).__name__}")
+    if graph.is_directed():
+        raise ValueError("graph must be undirected, got a directed graph")
+    _check_sbm_params(p_intra=p_intra, p_inter=p_inter, block_sizes=block_sizes, n_blocks=n_blocks)
     if family == "planar":
         return (
             graph.number_of_nodes() > 0
@@ -525,6 +537,20 @@ def is_valid(
         labels, _ = sbm_fit(graph, n_blocks=n_blocks)
         return _sbm_accepts(_adjacency(graph), labels, p_intra, p_inter, block_sizes, n_blocks)
     raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+
+
+def _check_sbm_params(
+    *,
+    p_intra: float = 0.3,
+    p_inter: float = 0.005,
+    block_sizes: tuple[int, int] = (20, 40),
+    n_blocks: tuple[int, int] = (2, 5),
+) -> None:
+    """The SBM test parameters of :func:`is_valid`, or ValueError naming the one out of range."""
+    check_real("p_intra", p_intra, low=0.0, high=1.0)
+    check_real("p_inter", p_inter, low=0.0, high=1.0)
+    check_range("block_sizes", block_sizes)
+    check_range("n_blocks", n_blocks)
 
 
 # --------------------------------------------------------------------------- U, N, V.U.N.
@@ -606,6 +632,7 @@ def vun_flags(
     """
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    _check_sbm_params(**sbm_params)
     graphs = _graph_list(graphs, "graphs")
     training = _graph_list(training, "training")
     first = _classes(graphs)

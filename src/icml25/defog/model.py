@@ -23,6 +23,7 @@ import torch
 from torch import nn
 
 from icml25.common.validate import check_int
+from icml25.defog._checks import check_entries
 
 __all__ = ["GraphTransformer", "ModelConfig", "rrwp"]
 
@@ -51,8 +52,22 @@ class ModelConfig:
 def rrwp(adjacency: torch.Tensor, k: int) -> torch.Tensor:
     """RRWP features ``[I, M, ..., M^{k-1}]`` with ``M = D^{-1} A`` (isolated nodes: ``M = 0``).
 
-    Shapes: ``adjacency`` ``(B, n, n)`` -> ``(B, n, n, k)``.
+    Shapes: ``adjacency`` ``(B, n, n)`` -> ``(B, n, n, k)``. An adjacency that is not a
+    finite non-negative ``(B, n, n)`` tensor, ``k < 1`` and a result of more than 2**31 entries
+    are refused.
     """
+    if not isinstance(adjacency, torch.Tensor):
+        raise TypeError(f"adjacency must be a torch tensor, got {type(adjacency).__name__}")
+    if adjacency.ndim != 3 or adjacency.shape[1] != adjacency.shape[2]:
+        raise ValueError(f"adjacency must have shape (B, n, n), got {tuple(adjacency.shape)}")
+    if not torch.isfinite(adjacency).all() or (adjacency < 0).any():
+        raise ValueError("adjacency must hold finite non-negative weights")
+    k = check_int("k", k, minimum=1)
+    check_entries("B x n x n x k of rrwp", adjacency.numel() * k)
+    return _rrwp(adjacency, k)
+
+
+def _rrwp(adjacency: torch.Tensor, k: int) -> torch.Tensor:
     deg = adjacency.sum(-1, keepdim=True)  # (B, n, 1)
     M = adjacency / deg.clamp(min=1.0)  # (B, n, n)
     eye = torch.eye(adjacency.shape[-1]).expand_as(adjacency)
@@ -147,6 +162,13 @@ class GraphTransformer(nn.Module):
     def __init__(self, config, states_x, states_e, classes_x, classes_e, max_nodes):
         super().__init__()
         c = config
+        if not isinstance(c, ModelConfig):
+            raise ValueError(f"config must be a ModelConfig, got {type(c).__name__}")
+        sizes = (states_x, states_e, classes_x, classes_e, max_nodes)
+        for name, value in zip(
+            ("states_x", "states_e", "classes_x", "classes_e", "max_nodes"), sizes, strict=True
+        ):
+            check_int(name, value, minimum=1)
         if c.dx % c.n_heads:
             raise ValueError(f"dx must be a multiple of n_heads, got {c.dx} and {c.n_heads}")
         self.config, self.max_nodes = c, max_nodes
@@ -166,7 +188,7 @@ class GraphTransformer(nn.Module):
         if self.states_e > self.classes_e:
             edge_states = edge_states - E_t[..., -1]
         A = edge_states * (node_mask[:, :, None] & node_mask[:, None, :])
-        R = rrwp(A, self.config.rrwp_steps)  # (B, n, n, k)
+        R = _rrwp(A, self.config.rrwp_steps)  # (B, n, n, k)
         diag = torch.diagonal(R, dim1=1, dim2=2).transpose(1, 2)  # (B, n, k)
         n = node_mask.sum(1).float().clamp(min=1)  # (B,)
         A2 = A @ A

@@ -21,6 +21,8 @@ import math
 
 import torch
 
+from icml25.defog._checks import check_distribution, check_labels, check_times
+
 __all__ = ["DISTORTIONS", "NOISES", "distort", "dt_p_t", "limit_distribution", "p_t"]
 
 NOISES = ("marginal", "uniform", "absorbing")
@@ -31,13 +33,19 @@ def limit_distribution(noise: str, marginal: torch.Tensor) -> torch.Tensor:
     """The prior ``p_0`` over the states of one variable.
 
     ``marginal`` is the data marginal ``(d,)``; the result has ``d`` states, or ``d + 1`` for
-    ``"absorbing"`` (the virtual absorbing state last).
+    ``"absorbing"`` (the virtual absorbing state last). A ``marginal`` that is not a finite
+    non-negative vector with a positive sum is refused.
     """
     if noise not in NOISES:
         raise ValueError(f"noise must be one of {NOISES}, got {noise!r}")
-    marginal = torch.as_tensor(marginal, dtype=torch.float32)
+    try:
+        marginal = torch.as_tensor(marginal, dtype=torch.float32)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"marginal must be a vector of numbers, got {marginal!r}") from None
     if marginal.ndim != 1 or marginal.numel() < 1 or (marginal < 0).any():
         raise ValueError(f"marginal must be a non-negative vector, got {marginal!r}")
+    if not torch.isfinite(marginal).all() or not marginal.sum() > 0:
+        raise ValueError(f"marginal must be finite with a positive sum, got {marginal!r}")
     d = marginal.numel()
     if noise == "marginal":
         return marginal / marginal.sum()
@@ -52,8 +60,16 @@ def p_t(x1: torch.Tensor, t: torch.Tensor | float, p0: torch.Tensor) -> torch.Te
     """Eq. (conditional path): ``p_t(. | x_1) = t onehot(x_1) + (1 - t) p_0``.
 
     Shapes: ``x1`` ``(...)`` long labels, ``t`` a float or broadcastable to ``(...)``,
-    ``p0`` ``(S,)``; returns ``(..., S)``.
+    ``p0`` ``(S,)``; returns ``(..., S)``. Labels outside ``[0, S)``, ``t`` outside [0, 1] and a
+    ``p0`` that is not a probability vector are refused.
     """
+    check_distribution("p0", p0)
+    check_labels("x1", x1, p0.numel())
+    check_times("t", t, x1.shape)
+    return _p_t(x1, t, p0)
+
+
+def _p_t(x1: torch.Tensor, t: torch.Tensor | float, p0: torch.Tensor) -> torch.Tensor:
     one_hot = torch.nn.functional.one_hot(x1, p0.numel()).to(p0.dtype)
     t = torch.as_tensor(t, dtype=p0.dtype)
     if t.ndim:
@@ -63,11 +79,22 @@ def p_t(x1: torch.Tensor, t: torch.Tensor | float, p0: torch.Tensor) -> torch.Te
 
 def dt_p_t(x1: torch.Tensor, p0: torch.Tensor) -> torch.Tensor:
     """``d/dt p_t(. | x_1) = onehot(x_1) - p_0``, shape ``(..., S)``."""
+    check_distribution("p0", p0)
+    check_labels("x1", x1, p0.numel())
+    return _dt_p_t(x1, p0)
+
+
+def _dt_p_t(x1: torch.Tensor, p0: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.one_hot(x1, p0.numel()).to(p0.dtype) - p0
 
 
 def distort(t: torch.Tensor | float, distortion: str) -> torch.Tensor:
     """The time distortion ``f(t)`` (identity, polydec, polyinc, cos) on ``t in [0, 1]``."""
+    check_times("t", t)
+    return _distort(t, distortion)
+
+
+def _distort(t: torch.Tensor | float, distortion: str) -> torch.Tensor:
     t = torch.as_tensor(t, dtype=torch.float32)
     if distortion == "identity":
         return t

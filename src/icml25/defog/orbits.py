@@ -34,6 +34,8 @@ import itertools
 import networkx as nx
 import numpy as np
 
+from icml25.defog._checks import check_entries
+
 __all__ = ["orbit_counts", "orbit_counts_bruteforce"]
 
 # _CONTAINMENT[o][o'] = copies of the (non-induced) pattern at orbit o inside the graphlet of
@@ -73,7 +75,8 @@ def orbit_counts(graph: nx.Graph) -> np.ndarray:
     ----------
     graph : networkx.Graph
         An undirected graph; node ``i`` of the result is the ``i``-th node of ``graph.nodes``.
-        Self-loops and edge weights are ignored.
+        Self-loops and edge weights are ignored. Directed graphs, and graphs so large that the
+        ``n^3`` K4 term would exceed 2**31 entries (about 1290 nodes), are refused.
 
     Returns
     -------
@@ -108,6 +111,9 @@ def orbit_counts(graph: nx.Graph) -> np.ndarray:
     """
     if not isinstance(graph, nx.Graph):
         raise ValueError(f"graph must be a networkx.Graph, got {type(graph).__name__}")
+    if graph.is_directed():
+        raise ValueError("graph must be undirected, got a directed graph")
+    check_entries("n^3 of the graph's K4 count", graph.number_of_nodes() ** 3)
     a = _adjacency(graph)
     n = a.shape[0]
     out = np.zeros((n, 15), dtype=np.int64)

@@ -28,10 +28,19 @@ import torch
 from torch import nn
 
 from icml25.common.validate import check_int, check_real
-from icml25.defog.noise import DISTORTIONS, distort, dt_p_t, p_t
+from icml25.defog._checks import (
+    check_distribution,
+    check_entries,
+    check_labels,
+    check_nodes,
+    check_times,
+)
+from icml25.defog.noise import DISTORTIONS, _distort, _dt_p_t, _p_t
 from icml25.defog.train import DeFoGModel, sample_edges
 
 __all__ = ["euler_step_probs", "rate_matrices", "sample", "to_networkx"]
+
+MAX_STEPS = 10**6
 
 
 def rate_matrices(x_t, x1, t, p0, *, eta: float = 0.0, omega: float = 0.0):
@@ -41,10 +50,24 @@ def rate_matrices(x_t, x1, t, p0, *, eta: float = 0.0, omega: float = 0.0):
     each returned tensor is ``(..., S)``. The entry at ``j = x_t`` is meaningless (the Euler
     step overwrites it). Non-finite or huge rates, and rates out of states with
     ``p_t(x_t | x_1) = 0`` or into states with ``p_t(j | x_1) = 0``, are set to 0 (as the
-    official code stabilises them).
+    official code stabilises them). Labels outside ``[0, S)``, ``x_t`` and ``x1`` of different
+    shapes, ``t`` outside [0, 1], a ``p0`` that is not a probability vector and a negative or
+    non-finite ``eta`` or ``omega`` are refused.
     """
-    pt = p_t(x1, t, p0)  # (..., S)
-    dtp = dt_p_t(x1, p0)  # (..., S)
+    check_distribution("p0", p0)
+    check_labels("x1", x1, p0.numel())
+    check_labels("x_t", x_t, p0.numel())
+    if x_t.shape != x1.shape:
+        raise ValueError(f"x_t must have the shape of x1 {tuple(x1.shape)}, got {tuple(x_t.shape)}")
+    check_times("t", t, x1.shape)
+    check_real("eta", eta, low=0.0, high=float("inf"), high_open=True)
+    check_real("omega", omega, low=0.0, high=float("inf"), high_open=True)
+    return _rate_matrices(x_t, x1, t, p0, eta=eta, omega=omega)
+
+
+def _rate_matrices(x_t, x1, t, p0, *, eta: float = 0.0, omega: float = 0.0):
+    pt = _p_t(x1, t, p0)  # (..., S)
+    dtp = _dt_p_t(x1, p0)  # (..., S)
     pt_at = pt.gather(-1, x_t[..., None])  # (..., 1)
     dtp_at = dtp.gather(-1, x_t[..., None])
     Z = (pt > 0).sum(-1, keepdim=True).to(pt.dtype)  # (..., 1)
@@ -65,8 +88,24 @@ def euler_step_probs(R: torch.Tensor, x_t: torch.Tensor, dt: float) -> torch.Ten
     """One Euler step of the CTMC: ``P(x_{t+dt} = j) = R(x_t, j) dt`` for ``j != x_t`` and
     ``max(0, 1 - sum_{j != x_t} R(x_t, j) dt)`` for ``j = x_t`` (rows renormalised).
 
-    Shapes: ``R`` ``(..., S)``, ``x_t`` ``(...)`` -> ``(..., S)``.
+    Shapes: ``R`` ``(..., S)``, ``x_t`` ``(...)`` -> ``(..., S)``. Negative or non-finite rates,
+    a state outside ``[0, S)`` and a negative or non-finite ``dt`` are refused.
     """
+    if not isinstance(R, torch.Tensor) or not R.is_floating_point() or R.ndim == 0:
+        raise TypeError("R must be a floating-point torch tensor of rates (..., S)")
+    if not torch.isfinite(R).all() or (R < 0).any():
+        raise ValueError("R must hold finite non-negative rates")
+    check_labels("x_t", x_t, R.shape[-1])
+    if x_t.shape != R.shape[:-1]:
+        raise ValueError(
+            f"x_t must have shape {tuple(R.shape[:-1])} (R without its last axis), "
+            f"got {tuple(x_t.shape)}"
+        )
+    check_real("dt", dt, low=0.0, high=float("inf"), high_open=True)
+    return _euler_step_probs(R, x_t, dt)
+
+
+def _euler_step_probs(R: torch.Tensor, x_t: torch.Tensor, dt: float) -> torch.Tensor:
     step = (R * dt).scatter(-1, x_t[..., None], 0.0)
     stay = (1.0 - step.sum(-1, keepdim=True)).clamp(min=0.0)
     step = step.scatter(-1, x_t[..., None], stay)
@@ -74,7 +113,24 @@ def euler_step_probs(R: torch.Tensor, x_t: torch.Tensor, dt: float) -> torch.Ten
 
 
 def to_networkx(model: DeFoGModel, X: torch.Tensor, E: torch.Tensor, n: int) -> nx.Graph:
-    """One generated graph from labels ``X (n_max,)``, ``E (n_max, n_max)`` and its size ``n``."""
+    """One generated graph from labels ``X (n_max,)``, ``E (n_max, n_max)`` and its size ``n``
+    (``0 <= n <= n_max``); node labels outside the model's classes and edge labels outside its
+    states are refused."""
+    if not isinstance(model, DeFoGModel):
+        raise ValueError(f"model must be a trained DeFoGModel, got {type(model).__name__}")
+    check_labels("X", X, len(model.node_classes))
+    check_labels("E", E, len(model.p0_e))
+    if X.ndim != 1 or E.shape != (len(X), len(X)):
+        raise ValueError(
+            f"X must be (n_max,) and E (n_max, n_max), got {tuple(X.shape)} and {tuple(E.shape)}"
+        )
+    n = check_int("n", n, minimum=0)
+    if n > len(X):
+        raise ValueError(f"n must be at most the {len(X)} labels of X, got {n}")
+    return _to_networkx(model, X, E, n)
+
+
+def _to_networkx(model: DeFoGModel, X: torch.Tensor, E: torch.Tensor, n: int) -> nx.Graph:
     g = nx.Graph()
     node_attr, edge_attr = model.node_attr, model.edge_attr
     for i in range(n):
@@ -116,17 +172,29 @@ def sample(
         such sizes: the RRWP features and the size feature ``n / n_max`` extrapolate).
     trace : a dict to fill with the mean rate of each term per step over the real edge
         variables (``t``, ``R*``, ``R^DB``, ``R^TG``), for diagnostics.
+
+    Refused as too large: more than ``MAX_STEPS`` (10**6) steps, more than 10**7 nodes in all,
+    an ``n_nodes`` whose attention tensor would hold more than 2**31 entries.
     """
     if not isinstance(model, DeFoGModel):
         raise ValueError(f"model must be a trained DeFoGModel, got {type(model).__name__}")
     n_graphs = check_int("n_graphs", n_graphs, minimum=1)
     steps = check_int("steps", steps, minimum=1)
+    if steps > MAX_STEPS:
+        raise ValueError(f"steps must be at most {MAX_STEPS}, got {steps}")
     eta = check_real("eta", eta, low=0.0, high=float("inf"), high_open=True)
     omega = check_real("omega", omega, low=0.0, high=float("inf"), high_open=True)
     seed = check_int("seed", seed, minimum=0)
     batch_size = check_int("batch_size", batch_size, minimum=1)
     if distortion not in DISTORTIONS:
         raise ValueError(f"distortion must be one of {DISTORTIONS}, got {distortion!r}")
+    per_graph = model.max_nodes if n_nodes is None else check_int("n_nodes", n_nodes, minimum=1)
+    check_nodes("n_graphs x nodes per graph", n_graphs * per_graph)
+    if n_nodes is not None:
+        batch = min(batch_size, n_graphs)
+        check_entries(
+            "batch x n_nodes^2 x dx (attention)", batch * per_graph**2 * model.config.model.dx
+        )
     rng = np.random.default_rng(seed)
     if n_nodes is None:
         counts = model.node_counts.numpy()
@@ -159,7 +227,7 @@ def _sample_batch(model, sizes, steps, distortion, eta, omega, gen, trace):
     # G_0 ~ p_0: nodes (B, n), edges (B, n, n) symmetric, empty diagonal
     X = torch.multinomial(model.p0_x.expand(B * n, Sx), 1, generator=gen).view(B, n) * node_mask
     E = sample_edges(model.p0_e.expand(B, n, n, Se), gen) * pair
-    grid = distort(torch.arange(steps + 1) / steps, distortion)  # t_k = f(k / K)
+    grid = _distort(torch.arange(steps + 1) / steps, distortion)  # t_k = f(k / K)
     for k in range(steps):
         t, s = float(grid[k]), float(grid[k + 1])
         X_oh = nn.functional.one_hot(X, Sx).float() * node_mask[..., None]
@@ -172,16 +240,16 @@ def _sample_batch(model, sizes, steps, distortion, eta, omega, gen, trace):
         else:
             x1 = torch.multinomial(p1_x.reshape(-1, Sx), 1, generator=gen).view(B, n)
             e1 = sample_edges(p1_e, gen)
-            rx = rate_matrices(X, x1, t, model.p0_x, eta=eta, omega=omega)
-            re = rate_matrices(E, e1, t, model.p0_e, eta=eta, omega=omega)
+            rx = _rate_matrices(X, x1, t, model.p0_x, eta=eta, omega=omega)
+            re = _rate_matrices(E, e1, t, model.p0_e, eta=eta, omega=omega)
             if trace is not None:
                 _record(trace, t, re, E, upper)
-            prob_x = euler_step_probs(sum(rx), X, s - t)
-            prob_e = euler_step_probs(sum(re), E, s - t)
+            prob_x = _euler_step_probs(sum(rx), X, s - t)
+            prob_e = _euler_step_probs(sum(re), E, s - t)
         X = torch.multinomial(prob_x.reshape(-1, Sx), 1, generator=gen).view(B, n) * node_mask
         E = sample_edges(prob_e, gen) * pair
     X, E = X.clamp(max=cx - 1), E.masked_fill(E >= ce, 0)
-    return [to_networkx(model, X[b], E[b], int(sizes[b])) for b in range(B)]
+    return [_to_networkx(model, X[b], E[b], int(sizes[b])) for b in range(B)]
 
 
 def _pad(p: torch.Tensor, states: int) -> torch.Tensor:

@@ -14,6 +14,7 @@ the number of steps, the time distortion, ``eta`` and ``omega`` are chosen after
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import time
 from dataclasses import dataclass
 
@@ -24,7 +25,7 @@ from torch import nn
 from icml25.common.validate import check_int, check_real
 from icml25.defog.data import GraphDataset
 from icml25.defog.model import GraphTransformer, ModelConfig
-from icml25.defog.noise import DISTORTIONS, NOISES, distort, limit_distribution, p_t
+from icml25.defog.noise import DISTORTIONS, NOISES, _distort, _p_t, limit_distribution
 
 __all__ = ["DeFoGConfig", "DeFoGModel", "fit", "noisy_graph", "sample_edges"]
 
@@ -62,6 +63,9 @@ class DeFoGConfig:
         check_int("seed", self.seed, minimum=0)
         check_real("lr", self.lr, low=0.0, high=10.0, low_open=True)
         check_real("lambda_edge", self.lambda_edge, low=0.0, high=1e6)
+        clip = self.grad_clip
+        if isinstance(clip, bool) or not isinstance(clip, numbers.Real) or not clip >= 0:
+            raise ValueError(f"grad_clip must be a number >= 0 (0: no clipping), got {clip!r}")
         if self.noise not in NOISES:
             raise ValueError(f"noise must be one of {NOISES}, got {self.noise!r}")
         if self.train_distortion not in DISTORTIONS:
@@ -150,9 +154,9 @@ def noisy_graph(model: DeFoGModel, X1, E1, t, node_mask, generator):
     """``G_t ~ p_t(. | G_1)`` as one-hot tensors, from labels ``X1 (B, n)``, ``E1 (B, n, n)``
     and times ``t (B,)``. Padding nodes and pairs are set to class 0 (no edge)."""
     B, n = X1.shape
-    px = p_t(X1, t[:, None].expand(B, n), model.p0_x)  # (B, n, Sx)
+    px = _p_t(X1, t[:, None].expand(B, n), model.p0_x)  # (B, n, Sx)
     Xt = torch.multinomial(px.reshape(-1, px.shape[-1]), 1, generator=generator).view(B, n)
-    pe = p_t(E1, t[:, None, None].expand(B, n, n), model.p0_e)  # (B, n, n, Se)
+    pe = _p_t(E1, t[:, None, None].expand(B, n, n), model.p0_e)  # (B, n, n, Se)
     Et = sample_edges(pe, generator)
     pair = node_mask[:, :, None] & node_mask[:, None, :]
     Xt = Xt * node_mask
@@ -167,7 +171,8 @@ def fit(graphs, config: DeFoGConfig | None = None, *, log_every: int = 0) -> DeF
 
     Returns a :class:`DeFoGModel` in eval mode; ``model.loss`` holds the loss of every step.
     Seeded by ``config.seed`` through a ``torch.Generator`` (no global state is touched except
-    the parameters' initialisation, done under ``torch.random.fork_rng``).
+    the parameters' initialisation, done under ``torch.random.fork_rng``). Graphs of which
+    none has two nodes are refused (the edges are learned from node pairs).
     """
     config = DeFoGConfig() if config is None else config
     if not isinstance(config, DeFoGConfig):
@@ -178,6 +183,8 @@ def fit(graphs, config: DeFoGConfig | None = None, *, log_every: int = 0) -> DeF
         if graphs is None or len(list(graphs)) == 0:
             raise ValueError("graphs must be a non-empty list of networkx graphs, got none")
         data = GraphDataset(list(graphs), config.node_attr, config.edge_attr, config.max_nodes)
+    if not (data.node_mask.sum(1) >= 2).any():
+        raise ValueError("graphs must include a graph with at least 2 nodes (edges need pairs)")
     mx, me = data.marginals()
     p0_x = limit_distribution(config.noise, mx)
     p0_e = limit_distribution(config.noise, me)
@@ -203,7 +210,7 @@ def fit(graphs, config: DeFoGConfig | None = None, *, log_every: int = 0) -> DeF
     for step in range(config.train_steps):
         idx = torch.randint(len(data), (config.batch_size,), generator=gen)
         X1, E1, mask = X1_all[idx], E1_all[idx], mask_all[idx]
-        t = distort(torch.rand(config.batch_size, generator=gen), config.train_distortion)
+        t = _distort(torch.rand(config.batch_size, generator=gen), config.train_distortion)
         X_t, E_t = noisy_graph(model, X1, E1, t, mask, gen)
         logits_x, logits_e = model(X_t, E_t, t, mask)
         pair = mask[:, :, None] & mask[:, None, :] & off_diag

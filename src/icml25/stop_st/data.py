@@ -20,9 +20,50 @@ diffusion is faster (``alpha_shift``) and pulses are more frequent (``pulse_rate
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
+
+from icml25.common.validate import check_int, check_real
+
+MAX_FLOATS = 2**30  # an array of more float64s (8 GiB) is refused as a size typo
+INF = float("inf")
+
+
+def _check_size(name: str, floats: int) -> None:
+    """ValueError naming ``name`` when an array it sizes would hold more than 2**30 floats."""
+    if floats > MAX_FLOATS:
+        raise ValueError(f"{name} is too large: an array of {floats} floats (at most 2**30)")
+
+
+def _check_integer(name: str, value) -> int:
+    """``value`` as an int of any sign (an offset), or ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    return int(value)
+
+
+def _real(name: str, value, ndim: int) -> np.ndarray:
+    """``value`` as a non-empty float array of ``ndim`` dimensions holding finite numbers, or
+    ValueError naming ``name`` (ragged, strings or objects, NaN or inf)."""
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a numeric array, got a ragged sequence") from None
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be a numeric array, got dtype {array.dtype}")
+    if array.ndim != ndim or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty {ndim}-D array, got shape {array.shape}")
+    array = np.asarray(array, dtype=float)
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return array
+
+
+def _check_rng(rng) -> None:
+    if not isinstance(rng, np.random.Generator | np.random.RandomState):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
 
 
 @dataclass(frozen=True)
@@ -54,10 +95,11 @@ def random_geometric_graph(
 ) -> SensorGraph:
     """``n`` sensors uniform in the unit square, linked within ``radius``; weights
     ``exp(-d^2 / sigma^2)``."""
-    if n < 2:
-        raise ValueError(f"n must be at least 2, got {n}")
-    if radius <= 0 or sigma <= 0:
-        raise ValueError(f"radius and sigma must be positive, got {radius}, {sigma}")
+    n = check_int("n", n, minimum=2)
+    _check_size("n", 2 * n * n)
+    _check_rng(rng)
+    check_real("radius", radius, low=0.0, high=INF, low_open=True)
+    check_real("sigma", sigma, low=0.0, high=INF, low_open=True)
     pos = rng.uniform(size=(n, 2))  # (n, 2)
     d2 = ((pos[:, None] - pos[None]) ** 2).sum(-1)  # (n, n)
     adj = np.exp(-d2 / sigma**2) * (d2 < radius**2)
@@ -67,14 +109,30 @@ def random_geometric_graph(
 
 def smooth_field(pos: np.ndarray, rng: np.random.Generator, terms: int = 4, freq: float = 4.0):
     """A smooth random function of position, roughly unit variance: (n, 2) -> (n,)."""
+    pos = _real("pos", pos, 2)
+    if pos.shape[1] != 2:
+        raise ValueError(f"pos must have shape (n, 2), got {pos.shape}")
+    _check_rng(rng)
+    check_int("terms", terms, minimum=1)
+    check_real("freq", freq, low=0.0, high=INF)
     omega = rng.normal(scale=freq, size=(terms, 2))  # (J, 2)
     shift = rng.uniform(0, 2 * np.pi, size=terms)
     weight = rng.normal(size=terms) * np.sqrt(2.0 / terms)
     return np.cos(pos @ omega.T + shift) @ weight  # (n,)
 
 
+def _check_adjacency(adjacency) -> np.ndarray:
+    adjacency = _real("adjacency", adjacency, 2)
+    if adjacency.shape[0] != adjacency.shape[1] or (adjacency < 0).any():
+        raise ValueError(
+            f"adjacency must be a square non-negative matrix, got shape {adjacency.shape}"
+        )
+    return adjacency
+
+
 def diffusion_matrix(adjacency: np.ndarray) -> np.ndarray:
     """Row-normalised adjacency ``P``; an isolated sensor keeps its own value."""
+    adjacency = _check_adjacency(adjacency)
     deg = adjacency.sum(1, keepdims=True)
     eye = np.eye(len(adjacency))
     return np.where(deg > 0, adjacency / np.maximum(deg, 1e-12), eye)
@@ -98,7 +156,23 @@ def simulate(
     burn_in: int = 50,
 ) -> np.ndarray:
     """Run the diffusion recursion above for ``steps`` steps: (steps, n)."""
-    n = len(level)
+    if not isinstance(graph, SensorGraph):
+        raise TypeError(f"graph must be a SensorGraph, got {type(graph).__name__}")
+    n = len(_check_adjacency(graph.adjacency))
+    for name, value in (("level", level), ("amplitude", amplitude), ("phase", phase)):
+        if _real(name, value, 1).shape != (n,):
+            raise ValueError(f"{name} must have shape ({n},), one per sensor: {np.shape(value)}")
+    check_int("steps", steps, minimum=1)
+    check_int("steps_per_day", steps_per_day, minimum=1)
+    check_int("burn_in", burn_in, minimum=0)
+    _check_size("steps", steps * n)
+    _check_integer("start", start)
+    _check_rng(rng)
+    check_real("rho", rho, low=-1.0, high=1.0)
+    for name, value in (("alpha", alpha), ("pulse_rate", pulse_rate)):
+        check_real(name, value, low=0.0, high=1.0)
+    for name, value in (("pulse_size", pulse_size), ("noise", noise)):
+        check_real(name, value, low=0.0, high=INF)
     P = diffusion_matrix(graph.adjacency)  # (n, n)
     M = rho * ((1 - alpha) * np.eye(n) + alpha * P)  # (n, n)
     e = np.zeros(n)
@@ -130,8 +204,18 @@ def generate(
     """A sensor graph and two periods: ``base_days`` with the base dynamics and, later,
     ``shifted_days`` with the changed ones (see the module docstring)."""
     for name, value in (("base_days", base_days), ("shifted_days", shifted_days)):
-        if value < 1:
-            raise ValueError(f"{name} must be at least 1, got {value}")
+        check_int(name, value, minimum=1)
+    check_int("n", n, minimum=2)
+    check_int("steps_per_day", steps_per_day, minimum=1)
+    _check_size("n", n * (base_days + shifted_days) * steps_per_day)
+    for name, value in (
+        ("phase_shift", phase_shift),
+        ("amplitude_scale", amplitude_scale),
+        ("level_shift", level_shift),
+    ):
+        check_real(name, value, low=-INF, high=INF, low_open=True)
+    check_real("alpha_shift", alpha_shift, low=0.0, high=1.0)
+    check_real("pulse_rate_shift", pulse_rate_shift, low=0.0, high=1.0)
     graph = random_geometric_graph(n, rng)
     pos = graph.positions
     level = 5.0 + smooth_field(pos, rng)
@@ -182,6 +266,11 @@ def node_split(
 ) -> NodeSplit:
     """Shuffle the ``n`` sensors; ``n / (1 + max_increase)`` of them train; the test set drops
     ``change`` of those and adds as many new ones (the official code's defaults)."""
+    check_int("n", n, minimum=2)
+    _check_size("n", n)
+    _check_rng(rng)
+    check_real("max_increase", max_increase, low=0.0, high=INF)
+    check_real("change", change, low=0.0, high=1.0)
     order = rng.permutation(n)
     n_train = int(n / (1 + max_increase))
     k = max(1, int(n_train * change))

@@ -22,7 +22,7 @@ from torch import nn
 
 from icml25.stop_st.data import NodeSplit, Periods, random_geometric_graph, simulate, smooth_field
 from icml25.stop_st.forecaster import STOPForecaster
-from icml25.stop_st.model import GCN, ModelConfig, normalized_adjacency
+from icml25.stop_st.model import GCN, ModelConfig, _normalized_adjacency
 from icml25.stop_st.training import TrainConfig, predict_windows, train_model
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ class TransductiveGCN(GCN):
         self.index = torch.arange(n_train)
 
     def forward(self, x, tod, adjacency=None, **_):
-        a_hat = normalized_adjacency(adjacency)  # (N, N)
+        a_hat = _normalized_adjacency(adjacency)  # (N, N)
         emb = torch.cat([self.node_emb, self.node_emb.mean(0, keepdim=True)])
         h = self.embed(x, tod) + emb[self.index]  # (B, N, F)
         for layer in self.layers:

@@ -16,16 +16,14 @@ from dataclasses import asdict, replace
 import numpy as np
 import torch
 
+from icml25.common.validate import check_int, check_real
+from icml25.stop_st.data import _check_integer, _real
 from icml25.stop_st.model import MODELS, ModelConfig
 from icml25.stop_st.training import TrainConfig, predict_windows, train_model
 
 
 def _as_series(y, name: str, min_len: int) -> np.ndarray:
-    arr = np.asarray(y, dtype=float)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (time, nodes), got shape {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} contains NaN or infinite values")
+    arr = _real(name, y, 2)  # (time, nodes)
     if len(arr) < min_len:
         raise ValueError(f"{name} has {len(arr)} time steps; at least {min_len} are needed")
     return arr
@@ -64,10 +62,9 @@ class STOPForecaster:
         if model not in MODELS:
             raise ValueError(f"model must be one of {sorted(MODELS)}, got {model!r}")
         for name, value in (("input_len", input_len), ("horizon", horizon)):
-            if value < 1:
-                raise ValueError(f"{name} must be at least 1, got {value}")
-        if not 0 <= val_fraction < 1:
-            raise ValueError(f"val_fraction must be in [0, 1), got {val_fraction}")
+            check_int(name, value, minimum=1)
+        check_real("val_fraction", val_fraction, low=0.0, high=1.0, high_open=True)
+        _check_integer("seed", seed)
         perturb = (model == "stop") if perturb is None else perturb
         robust = (model == "stop") if robust is None else robust
         if model != "stop" and (perturb or robust):
@@ -97,8 +94,8 @@ class STOPForecaster:
             return None
         if adjacency is None:
             raise ValueError("adjacency (nodes, nodes) is required by model='gcn'")
-        adj = np.asarray(adjacency, dtype=float)
-        if adj.shape != (n, n) or not np.isfinite(adj).all() or (adj < 0).any():
+        adj = _real("adjacency", adjacency, 2)
+        if adj.shape != (n, n) or (adj < 0).any():
             raise ValueError(f"adjacency must be a finite non-negative ({n}, {n}) array")
         return torch.as_tensor(adj, dtype=torch.float32)
 
@@ -106,6 +103,7 @@ class STOPForecaster:
         """Fit on ``y`` (T, N); ``start`` is the time-of-day offset of ``y[0]``."""
         cfg = self.model_config
         y = _as_series(y, "y", cfg.input_len + cfg.horizon)
+        _check_integer("start", start)
         self.mean_, self.std_ = float(y.mean()), float(y.std()) or 1.0
         adj = self._adjacency(adjacency, y.shape[1])
         n_val = int(len(y) * self.val_fraction)
@@ -147,6 +145,10 @@ class STOPForecaster:
             or not 1 <= horizon <= cfg.horizon
         ):
             raise ValueError(f"horizon must be an integer in [1, {cfg.horizon}], got {horizon}")
+        if history is None and start is not None:
+            raise ValueError("start is the offset of history[0]: give it with a history only")
+        if start is not None:
+            _check_integer("start", start)
         if history is None:
             hist, t0 = self.history_end_, self.history_start_
         else:
@@ -167,6 +169,8 @@ class STOPForecaster:
         self._check_fitted()
         cfg = self.model_config
         y = _as_series(y, "y", cfg.input_len + cfg.horizon)
+        _check_integer("start", start)
+        stride = check_int("stride", stride, minimum=1)
         starts = torch.arange(0, len(y) - cfg.input_len - cfg.horizon + 1, stride)
         pred, target = predict_windows(
             self.module_, self._scale(y), starts, start, self._adjacency(adjacency, y.shape[1])

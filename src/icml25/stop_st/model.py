@@ -26,6 +26,7 @@ inductive: it runs on any node set.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import torch
@@ -69,12 +70,23 @@ class ModelConfig:
         return self.model_dim + self.tod_dim
 
 
+def _kind(value) -> str:
+    """A short description of ``value`` for an error message: its type and dtype."""
+    return f"{type(value).__name__} of dtype {getattr(value, 'dtype', None)}"
+
+
+def _check_config(cfg) -> None:
+    if not isinstance(cfg, ModelConfig):
+        raise TypeError(f"cfg must be a ModelConfig, got {type(cfg).__name__}")
+
+
 class SeriesDecomp(nn.Module):
     """``x = seasonal + trend``, trend = moving average over time with replicated ends."""
 
     def __init__(self, kernel_size: int):
         super().__init__()
-        if kernel_size < 1 or kernel_size % 2 == 0:
+        integer = isinstance(kernel_size, numbers.Integral) and not isinstance(kernel_size, bool)
+        if not integer or kernel_size < 1 or kernel_size % 2 == 0:
             raise ValueError(f"kernel_size must be a positive odd integer, got {kernel_size}")
         self.kernel_size = kernel_size
 
@@ -120,6 +132,7 @@ class Backbone(nn.Module):
     """The light MLP backbone; ``forward`` returns ``(h, z, y)`` as the official ``MLP``."""
 
     def __init__(self, cfg: ModelConfig):
+        _check_config(cfg)
         super().__init__()
         self.cfg = cfg
         self.embed = TemporalEmbedding(cfg)
@@ -138,6 +151,7 @@ class BackboneForecaster(nn.Module):
     """The backbone alone, without context units: a forecast (B, H, N)."""
 
     def __init__(self, cfg: ModelConfig):
+        _check_config(cfg)
         super().__init__()
         self.cfg = cfg
         self.backbone = Backbone(cfg)
@@ -195,6 +209,7 @@ class STOP(nn.Module):
     """STOP: backbone + context units + a residual branch (module docstring)."""
 
     def __init__(self, cfg: ModelConfig):
+        _check_config(cfg)
         super().__init__()
         self.cfg = cfg
         self.backbone = Backbone(cfg)
@@ -225,7 +240,26 @@ class STOP(nn.Module):
 
 
 def normalized_adjacency(adjacency: torch.Tensor) -> torch.Tensor:
-    """``D^-1/2 (W + I) D^-1/2`` of a (N, N) weight matrix."""
+    """``D^-1/2 (W + I) D^-1/2`` of a (N, N) weight matrix (finite, non-negative)."""
+    _check_tensor_adjacency(adjacency)
+    return _normalized_adjacency(adjacency)
+
+
+def _check_tensor_adjacency(adjacency, n: int | None = None) -> None:
+    """ValueError (TypeError for a non-tensor) unless ``adjacency`` is a finite non-negative
+    square floating-point tensor, (n, n) where ``n`` is given."""
+    if not isinstance(adjacency, torch.Tensor) or not adjacency.is_floating_point():
+        raise TypeError(f"adjacency must be a floating-point torch.Tensor, got {_kind(adjacency)}")
+    square = adjacency.ndim == 2 and adjacency.shape[0] == adjacency.shape[1]
+    if not square or (n is not None and adjacency.shape[0] != n):
+        raise ValueError(
+            f"adjacency must have shape ({n or 'N'}, {n or 'N'}), got {tuple(adjacency.shape)}"
+        )
+    if not torch.isfinite(adjacency).all() or (adjacency < 0).any():
+        raise ValueError("adjacency must be finite and non-negative")
+
+
+def _normalized_adjacency(adjacency: torch.Tensor) -> torch.Tensor:
     w = adjacency + torch.eye(len(adjacency), dtype=adjacency.dtype)
     d = w.sum(1).rsqrt()
     return d[:, None] * w * d[None]
@@ -236,6 +270,7 @@ class GCN(nn.Module):
     graph given to ``forward`` as ``adjacency`` (N, N), the raw weights."""
 
     def __init__(self, cfg: ModelConfig):
+        _check_config(cfg)
         super().__init__()
         self.cfg = cfg
         self.embed = TemporalEmbedding(cfg)
@@ -247,7 +282,7 @@ class GCN(nn.Module):
     def forward(self, x: torch.Tensor, tod: torch.Tensor, adjacency=None, **_) -> torch.Tensor:
         if adjacency is None or adjacency.shape != (x.shape[2], x.shape[2]):
             raise ValueError(f"GCN needs adjacency of shape ({x.shape[2]}, {x.shape[2]})")
-        a_hat = normalized_adjacency(adjacency)  # (N, N)
+        a_hat = _normalized_adjacency(adjacency)  # (N, N)
         h = self.embed(x, tod)  # (B, N, F)
         for layer in self.layers:
             h = h + layer.fc(torch.einsum("nm,bmf->bnf", a_hat, h))

@@ -29,6 +29,8 @@ import torch
 from torch import nn
 
 from icml25.common.validate import check_int, check_real
+from icml25.stop_st.data import _check_integer
+from icml25.stop_st.model import _check_tensor_adjacency, _kind
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,31 @@ class TrainConfig:
 
 
 def windows(series: torch.Tensor, starts: torch.Tensor, input_len: int, horizon: int):
-    """Inputs (W, L, N) and targets (W, H, N) of the windows starting at ``starts``."""
+    """Inputs (W, L, N) and targets (W, H, N) of the windows starting at ``starts``, integers
+    in ``[0, T - input_len - horizon]`` for ``series`` (T, N)."""
+    _check_series("series", series)
+    input_len = check_int("input_len", input_len, minimum=1)
+    horizon = check_int("horizon", horizon, minimum=1)
+    last = len(series) - input_len - horizon
+    if not isinstance(starts, torch.Tensor) or starts.dtype != torch.long or starts.ndim != 1:
+        raise TypeError(f"starts must be a 1-D torch.long tensor, got {_kind(starts)}")
+    if len(starts) and (starts.min() < 0 or starts.max() > last):
+        raise ValueError(f"starts must lie in [0, {last}] (len(series) - input_len - horizon)")
+    return _windows(series, starts, input_len, horizon)
+
+
+def _check_series(name: str, series, dtype: torch.dtype | None = None) -> None:
+    if not isinstance(series, torch.Tensor) or not series.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point torch.Tensor (T, N), got {_kind(series)}")
+    if dtype is not None and series.dtype != dtype:
+        raise TypeError(f"{name} must have the model's dtype {dtype}, got {series.dtype}")
+    if series.ndim != 2 or series.shape[1] == 0:
+        raise ValueError(f"{name} must have shape (T, N) with N >= 1, got {tuple(series.shape)}")
+    if not torch.isfinite(series).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+
+
+def _windows(series: torch.Tensor, starts: torch.Tensor, input_len: int, horizon: int):
     idx = starts[:, None] + torch.arange(input_len + horizon)  # (W, L + H)
     block = series[idx]  # (W, L + H, N)
     return block[:, :input_len], block[:, input_len:]
@@ -71,7 +97,15 @@ def time_of_day(starts: torch.Tensor, t0: int, input_len: int, steps_per_day: in
 
 
 def robust_loss(losses: torch.Tensor, beta: float) -> torch.Tensor:
-    """``mean_k L_k + beta Var_k L_k`` over the environments' losses (K,)."""
+    """``mean_k L_k + beta Var_k L_k`` over the environments' losses (K,), ``beta >= 0``."""
+    if not isinstance(losses, torch.Tensor) or not losses.is_floating_point():
+        raise TypeError(f"losses must be a floating-point torch.Tensor (K,), got {_kind(losses)}")
+    if losses.ndim != 1 or len(losses) == 0:
+        raise ValueError(f"losses must have shape (K,) with K >= 1, got {tuple(losses.shape)}")
+    return _robust_loss(losses, check_real("beta", beta, low=0.0, high=float("inf")))
+
+
+def _robust_loss(losses: torch.Tensor, beta: float) -> torch.Tensor:
     if len(losses) == 1:
         return losses[0]
     var, mean = torch.var_mean(losses)
@@ -84,6 +118,7 @@ class MessagePerturbation(nn.Module):
 
     def __init__(self, n: int, drop_rate: float, adversarial: bool):
         super().__init__()
+        check_int("n", n, minimum=1)
         if not 0 < drop_rate < 1:
             raise ValueError(f"drop_rate must be in (0, 1), got {drop_rate}")
         logit = float(np.log(drop_rate / (1 - drop_rate)))
@@ -116,7 +151,7 @@ def predict_windows(model, series, starts, t0, adjacency=None, batch: int = 256)
     preds, targets = [], []
     for b in range(0, len(starts), batch):
         s = starts[b : b + batch]
-        x, y = windows(series, s, cfg.input_len, cfg.horizon)
+        x, y = _windows(series, s, cfg.input_len, cfg.horizon)
         tod = time_of_day(s, t0, cfg.input_len, cfg.steps_per_day)
         preds.append(model(x, tod, adjacency=adjacency))
         targets.append(y)
@@ -137,6 +172,22 @@ def train_model(
     """Train ``model`` on the normalised ``series`` (T, N) by Adam on the MAE over windows;
     keep the parameters of the epoch with the lowest validation MAE (the official model
     selection) when ``val_series`` is given. Returns the per-epoch losses."""
+    if not isinstance(model, nn.Module) or not hasattr(model, "cfg"):
+        raise TypeError(f"model must be one of the package's networks, got {type(model).__name__}")
+    if not isinstance(cfg, TrainConfig):
+        raise TypeError(f"cfg must be a TrainConfig, got {type(cfg).__name__}")
+    dtype = next(model.parameters()).dtype
+    _check_series("series", series, dtype)
+    _check_integer("seed", seed)
+    _check_integer("t0", t0)
+    _check_integer("val_t0", val_t0)
+    if adjacency is not None:
+        _check_tensor_adjacency(adjacency, series.shape[1])
+    if val_series is not None:
+        _check_series("val_series", val_series, dtype)
+        span = model.cfg.input_len + model.cfg.horizon
+        if len(val_series) < span:
+            raise ValueError(f"val_series has {len(val_series)} steps; need at least {span}")
     mcfg = model.cfg
     gen = torch.Generator().manual_seed(seed)
     n_windows = len(series) - mcfg.input_len - mcfg.horizon + 1
@@ -157,12 +208,12 @@ def train_model(
         total = 0.0
         for b in range(0, n_windows, cfg.batch_size):
             s = order[b : b + cfg.batch_size]
-            x, y = windows(series, s, mcfg.input_len, mcfg.horizon)  # (B, L, N), (B, H, N)
+            x, y = _windows(series, s, mcfg.input_len, mcfg.horizon)  # (B, L, N), (B, H, N)
             tod = time_of_day(s, t0, mcfg.input_len, mcfg.steps_per_day)
             drop = masks.sample(envs, gen) if perturb else None  # (K, N)
             pred = model(x, tod, adjacency=adjacency, drop=drop)  # (K, B, H, N) or (B, H, N)
             losses = (pred.view(envs, *y.shape) - y).abs().mean((1, 2, 3))  # (K,)
-            loss = robust_loss(losses, cfg.beta) if cfg.robust else losses.mean()
+            loss = _robust_loss(losses, cfg.beta) if cfg.robust else losses.mean()
             optim.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)

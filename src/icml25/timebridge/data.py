@@ -36,6 +36,7 @@ from icml25.common.validate import check_int, check_real
 __all__ = ["KINDS", "MACRO_COLUMNS", "Series", "cointegrated_series", "macrodata"]
 
 KINDS = ("cointegrated", "independent", "drifting")
+MAX_FLOATS = 2**30  # an array of more float64s (8 GiB) is refused as a size typo
 MACRO_COLUMNS = ("realgdp", "realcons", "realinv", "realgovt", "realdpi", "cpi", "m1", "pop")
 
 
@@ -80,6 +81,12 @@ def cointegrated_series(
     check_real("ar_coef", ar_coef, low=-1.0, high=1.0, low_open=True, high_open=True)
     L = check_int("max_lag", max_lag, minimum=0)
     every = check_int("drift_every", drift_every, minimum=1)
+    seed = check_int("seed", seed, minimum=0)
+    width = N if kind == "independent" else K
+    sizes = (("n_steps + max_lag", (T + L) * width), ("n_steps * n_series", T * N * width))
+    for name, floats in sizes:
+        if floats > MAX_FLOATS:
+            raise ValueError(f"{name} is too large: an array of {floats} floats (at most 2**30)")
     rng = np.random.default_rng(seed)
 
     if kind == "independent":

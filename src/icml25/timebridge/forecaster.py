@@ -37,18 +37,31 @@ __all__ = ["MODELS", "TimeBridgeForecaster", "check_history"]
 
 MODELS = ("timebridge", "dlinear")
 LOSSES = ("time_frequency", "mse")
+MAX_FLOATS = 2**30  # an array of more floats (4 GiB in float32) is refused as a size typo
+
+
+def _as_numbers(name: str, value, shape: str = "(time, series)") -> np.ndarray:
+    """``value`` as a float array, or TypeError naming ``name`` when it is ragged or holds
+    anything but numbers (strings, objects)."""
+    try:
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"dtype {arr.dtype}")
+        return np.asarray(arr, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of numbers shaped {shape}") from err
 
 
 def check_history(name: str, y, min_steps: int) -> np.ndarray:
-    """``y`` as a float array (T, N) with ``T >= min_steps`` and no NaN or inf, or ValueError."""
-    try:
-        arr = np.asarray(y, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be an array of numbers shaped (time, series)") from err
+    """``y`` as a float array (T, N) with ``T >= min_steps``, ``N >= 1`` and no NaN or inf, or
+    ValueError (TypeError when it does not hold numbers)."""
+    arr = _as_numbers(name, y)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
         raise ValueError(f"{name} must have shape (time, series), got {arr.shape}")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} must hold at least one series, got shape {arr.shape}")
     if arr.shape[0] < min_steps:
         raise ValueError(
             f"{name} must have at least {min_steps} time steps (the input length), "
@@ -57,6 +70,19 @@ def check_history(name: str, y, min_steps: int) -> np.ndarray:
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} must not contain NaN or inf")
     return arr
+
+
+def _check_windows(windows, input_len: int, n_series: int) -> np.ndarray:
+    """``windows`` as a float array (B, input_len, n_series) with ``B >= 1`` and no NaN or inf,
+    or ValueError (TypeError when it does not hold numbers)."""
+    x = _as_numbers("windows", windows, "(batch, input_len, series)")
+    if x.ndim != 3 or x.shape[1:] != (input_len, n_series):
+        raise ValueError(f"windows must have shape (batch, {input_len}, {n_series}), got {x.shape}")
+    if x.shape[0] == 0:
+        raise ValueError(f"windows must hold at least one window, got shape {x.shape}")
+    if not np.isfinite(x).all():
+        raise ValueError("windows must not contain NaN or inf")
+    return x
 
 
 class _WindowNorm(torch.nn.Module):
@@ -170,6 +196,11 @@ class TimeBridgeForecaster:
         ended training before the cap); returns ``self``."""
         span = self.input_len + self.horizon
         y = check_history("y", y, span)
+        if self.batch_size * span * y.shape[1] > MAX_FLOATS:
+            raise ValueError(
+                f"batch_size is too large: a batch of {self.batch_size} windows of "
+                f"{span} x {y.shape[1]} floats (at most 2**30)"
+            )
         n_val = int(round(self.val_fraction * len(y)))
         if len(y) - n_val < span or (n_val and n_val < self.horizon):
             raise ValueError(
@@ -250,14 +281,7 @@ class TimeBridgeForecaster:
         """Forecasts (B, horizon, N) of a batch of input windows (B, input_len, N), in the
         caller's units; one forward pass, no training."""
         self._check_fitted()
-        x = np.asarray(windows, dtype=float)
-        if x.ndim != 3 or x.shape[1:] != (self.input_len, len(self.mean_)):
-            raise ValueError(
-                f"windows must have shape (batch, {self.input_len}, {len(self.mean_)}), "
-                f"got {x.shape}"
-            )
-        if not np.isfinite(x).all():
-            raise ValueError("windows must not contain NaN or inf")
+        x = _check_windows(windows, self.input_len, len(self.mean_))
         z = torch.as_tensor((x - self.mean_) / self.scale_, dtype=torch.float32)
         with torch.no_grad():
             out = self.network_(z).double().numpy()  # (B, H, N)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from icml25.common.validate import check_int, check_real
-from icml25.timebridge.forecaster import check_history
+from icml25.timebridge.forecaster import _check_windows, check_history
 
 __all__ = ["LinearForecaster"]
 
@@ -59,12 +59,9 @@ class LinearForecaster:
         return self
 
     def predict_windows(self, windows) -> np.ndarray:
-        x = np.asarray(windows, dtype=float)
-        if x.ndim != 3 or x.shape[1:] != (self.input_len, self.n_series_):
-            raise ValueError(
-                f"windows must have shape (batch, {self.input_len}, {self.n_series_}), "
-                f"got {x.shape}"
-            )
+        if not hasattr(self, "coef_"):
+            raise ValueError("this forecaster is not fitted: call fit(y) first")
+        x = _check_windows(windows, self.input_len, self.n_series_)
         X, mu = self._design((x - self.mean_) / self.scale_)
         out = X @ self.coef_
         if self.cross:

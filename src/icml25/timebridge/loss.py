@@ -15,10 +15,21 @@ from icml25.common.validate import check_real
 __all__ = ["frequency_term", "time_frequency_loss"]
 
 
-def frequency_term(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """``mean |rfft(y^) - rfft(y)|`` along axis 1 (time) of (B, H, N) tensors."""
+def _check_pair(pred, target) -> None:
+    for name, value in (("pred", pred), ("target", target)):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
+    if pred.ndim != 3:
+        raise ValueError(f"pred must have shape (batch, time, series), got {tuple(pred.shape)}")
     if pred.shape != target.shape:
         raise ValueError(f"pred and target must have one shape, got {pred.shape}, {target.shape}")
+    if pred.numel() == 0:
+        raise ValueError(f"pred must not be empty, got shape {tuple(pred.shape)}")
+
+
+def frequency_term(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """``mean |rfft(y^) - rfft(y)|`` along axis 1 (time) of (B, H, N) tensors."""
+    _check_pair(pred, target)
     return (torch.fft.rfft(pred, dim=1) - torch.fft.rfft(target, dim=1)).abs().mean()
 
 
@@ -27,5 +38,6 @@ def time_frequency_loss(
 ) -> torch.Tensor:
     """``(1 - alpha) mean |y^ - y| + alpha mean |F(y^) - F(y)|`` of (B, H, N) tensors."""
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
+    _check_pair(pred, target)
     time = (pred - target).abs().mean()
     return (1 - alpha) * time + alpha * frequency_term(pred, target)

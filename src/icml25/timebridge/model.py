@@ -98,6 +98,11 @@ def period_norm(z: torch.Tensor, stable_len: int) -> torch.Tensor:
     """``z - MA_S(z)`` along the last axis: the causal moving average of window ``S`` (its first
     ``S - 1`` entries padded by replication), as the official ``PeriodNorm`` applies it to each
     patch token (its last axis is the token's ``d`` features). Shape preserved."""
+    if not isinstance(z, torch.Tensor) or not z.is_floating_point():
+        raise TypeError(f"z must be a floating-point tensor, got {getattr(z, 'dtype', type(z))}")
+    check_int("stable_len", stable_len, minimum=1)
+    if stable_len > z.shape[-1]:
+        raise ValueError(f"stable_len must be <= {z.shape[-1]}, the length of z's last axis")
     if stable_len == 1:
         return torch.zeros_like(z)
     kernel = torch.full((1, 1, stable_len), 1.0 / stable_len, dtype=z.dtype)
@@ -105,6 +110,16 @@ def period_norm(z: torch.Tensor, stable_len: int) -> torch.Tensor:
     mean = F.conv1d(flat, kernel)  # (M, 1, d - S + 1): mean of z[j - S + 1 .. j]
     mean = F.pad(mean, (stable_len - 1, 0), mode="replicate")  # (M, 1, d)
     return z - mean.reshape(z.shape)
+
+
+def _check_config(config) -> None:
+    if not isinstance(config, TimeBridgeConfig):
+        raise TypeError(f"config must be a TimeBridgeConfig, got {type(config).__name__}")
+
+
+def _check_input(x) -> None:
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"x must be a torch.Tensor (batch, time, series), got {type(x).__name__}")
 
 
 class _MultiHead(nn.Module):
@@ -149,6 +164,7 @@ class IntegratedAttention(_Block):
     (no gradient through the normalisation, as in the official code), V from the raw tokens."""
 
     def __init__(self, c: TimeBridgeConfig):
+        _check_config(c)
         super().__init__(c.d_model, c.d_ff)
         self.attention = _MultiHead(c.d_model, c.n_heads)
         self.stable_len, self.period_norm = c.stable_len, c.period_norm
@@ -173,6 +189,8 @@ class PatchSampling(_Block):
     then ``u <- Attn(u, z, z) + u`` (queries ``u``, keys and values the ``P`` tokens)."""
 
     def __init__(self, c: TimeBridgeConfig, in_patches: int):
+        _check_config(c)
+        check_int("in_patches", in_patches, minimum=1)
         super().__init__(c.d_model, c.d_ff)
         out = c.sampled_patches
         self.conv1 = nn.Conv1d(in_patches, out, 1, bias=False)
@@ -194,6 +212,7 @@ class CointegratedAttention(_Block):
     a sqrt(N) x sqrt(N) grid to save memory at large ``N``)."""
 
     def __init__(self, c: TimeBridgeConfig):
+        _check_config(c)
         super().__init__(c.d_model, c.d_ff)
         self.attention = _MultiHead(c.d_model, c.n_heads)
 
@@ -213,6 +232,7 @@ class TimeBridge(nn.Module):
 
     def __init__(self, config: TimeBridgeConfig, seed: int = 0):
         super().__init__()
+        _check_config(config)
         check_int("seed", seed, minimum=0)
         c = self.config = config
         self.embed = nn.Linear(c.patch_len, c.d_model, bias=False)
@@ -228,6 +248,7 @@ class TimeBridge(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         c = self.config
+        _check_input(x)
         if x.ndim != 3 or x.shape[1:] != (c.input_len, c.n_series):
             raise ValueError(
                 f"x must have shape (batch, {c.input_len}, {c.n_series}), got {tuple(x.shape)}"
@@ -261,6 +282,7 @@ class DLinear(nn.Module):
         seeded_init(self, seed)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        _check_input(x)
         if x.ndim != 3 or x.shape[1] != self.input_len:
             raise ValueError(
                 f"x must have shape (batch, {self.input_len}, series), got {tuple(x.shape)}"
@@ -278,6 +300,9 @@ def seeded_init(module: nn.Module, seed: int) -> None:
     scale) and every bias the same way, from a ``torch.Generator`` seeded by ``seed``, so the
     weights do not depend on the global random state (torch's constructors still advance it).
     LayerNorms keep (1, 0)."""
+    if not isinstance(module, nn.Module):
+        raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
+    check_int("seed", seed, minimum=0)
     generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for m in module.modules():
