@@ -374,11 +374,12 @@ def _file_size_limit() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))  # writes past 8 KiB: EFBIG
 
 
-@pytest.mark.parametrize(("backend", "repeats"), [("loky", 3), ("dask", 1)])
+@pytest.mark.parametrize(("backend", "repeats"), [("loky", 3), ("dask", 3)])
 def test_a_write_error_mid_run_stops_in_one_line_and_never_hangs(tmp_path, backend, repeats):
     """A file-size limit gives the same OSError as a full disk, in the middle of the run with
     two workers busy. Repeated: the hang it guards against (a cancelled future under loky's
-    manager thread) came in about half of the runs."""
+    manager thread) came in about half of the runs, and distributed's log of the cells and
+    heartbeats that the stop cuts in about half of the dask runs."""
     import subprocess
 
     if backend == "dask":
@@ -394,8 +395,7 @@ def test_a_write_error_mid_run_stops_in_one_line_and_never_hangs(tmp_path, backe
             env={**os.environ, "OMP_NUM_THREADS": "1"},
         )
         assert proc.returncode == 2, proc.stderr[-2000:]
-        assert proc.stderr.strip().splitlines()[-1] == "icml25: error: File too large"
-        assert "Traceback" not in proc.stderr
+        assert proc.stderr.strip().splitlines() == ["icml25: error: File too large"], proc.stderr
 
 
 def test_a_ray_that_cannot_start_is_one_line(tmp_path, monkeypatch, capsys):

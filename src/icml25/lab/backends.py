@@ -353,6 +353,7 @@ def _run_dask(
                 scheduler_kwargs={"dashboard_address": ":0"},
             )
     futures: dict[Any, int] = {}
+    stopped_early = False
     try:
         client = Client(cluster if cluster is not None else address)
         try:
@@ -368,12 +369,34 @@ def _run_dask(
                 else:
                     yield i, future.result(), None  # re-raises any other exception
         finally:
+            stopped_early = bool(futures)
+            if stopped_early and cluster is not None:
+                level = _quiet_distributed(client)
             if futures:
                 client.cancel(list(futures))
             client.close()
     finally:
         if cluster is not None:
             cluster.close()
+            if stopped_early:
+                logging.getLogger("distributed").setLevel(level)
+
+
+def _quiet_distributed(client: Any) -> int:
+    """Silence distributed's log on the workers of a cluster started here, and in this process
+    until the cluster is closed: a stop with cells still running (an error, Ctrl-C) cancels them
+    and closes their workers, and distributed logs each cancelled cell and each heartbeat that
+    the shutdown cuts, with a traceback, about a stop that the runner reports in its own line.
+    Returns this process's level before, for the caller to restore."""
+    logger = logging.getLogger("distributed")
+    before = logger.level
+    logger.setLevel(logging.CRITICAL)
+    client.run(_silence_distributed_log, on_error="ignore")
+    return before
+
+
+def _silence_distributed_log() -> None:
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
 
 
 def _dask_reason(error: Any, *, ours: bool) -> str:
