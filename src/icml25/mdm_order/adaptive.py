@@ -29,7 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from icml25.common.arrays import int_array, probabilities, real_array
 from icml25.common.validate import check_int, check_real
+from icml25.mdm_order._checks import check_entries
 
 STRATEGIES = ("vanilla", "top_prob", "top_margin")
 
@@ -37,8 +39,11 @@ STRATEGIES = ("vanilla", "top_prob", "top_margin")
 def unmask_counts(masked: np.ndarray, steps: int) -> np.ndarray:
     """``(steps, B)`` number of positions unmasked at each step from ``masked`` ``(B,)`` masked
     positions: the integer form of ``K = M (alpha_s - alpha_t) / (1 - alpha_t)``, linear
-    schedule."""
+    schedule. ``masked`` must be a vector of counts ``>= 0``; a result of more than 2**28
+    entries is refused."""
     steps = check_int("steps", steps, minimum=1)
+    int_array("masked", masked, ndim=1, low=0, nonempty=False)
+    check_entries("(steps + 1) x B of the schedule", (steps + 1) * len(masked))
     done = np.rint(np.asarray(masked)[None, :] * np.arange(steps + 1)[:, None] / steps)
     return np.diff(done, axis=0).astype(np.int64)
 
@@ -46,7 +51,18 @@ def unmask_counts(masked: np.ndarray, steps: int) -> np.ndarray:
 def planner_scores(probs: np.ndarray, strategy: str, log: bool = False) -> np.ndarray:
     """``(B, L)`` the planner's score of each position from ``probs`` ``(B, L, V)``: the top
     probability or the top-two margin (``log``: their logarithm, the space of the Gumbel
-    perturbation)."""
+    perturbation). ``probs`` must be finite rows of at least two probabilities summing to 1;
+    ``strategy`` ``"top_prob"`` or ``"top_margin"`` (``"vanilla"`` has no score)."""
+    if strategy not in ("top_prob", "top_margin"):
+        raise ValueError(f"strategy must be 'top_prob' or 'top_margin', got {strategy!r}")
+    array = real_array("probs", probs, ndim=3)
+    if array.shape[-1] < 2:
+        raise ValueError(f"probs must have at least 2 tokens (V >= 2), got shape {array.shape}")
+    probabilities("probs", array.reshape(-1, array.shape[-1]))
+    return _planner_scores(probs, strategy, log)
+
+
+def _planner_scores(probs: np.ndarray, strategy: str, log: bool = False) -> np.ndarray:
     top2 = np.sort(probs, axis=-1)[..., -2:]  # (B, L, 2)
     score = top2[..., 1] if strategy == "top_prob" else top2[..., 1] - top2[..., 0]
     return np.log(np.maximum(score, 1e-30)) if log else score
@@ -103,7 +119,8 @@ def adaptive_decode(
     of ``V`` tokens that contains ``mask_id``. With ``answers`` ``(B, L)`` the chosen positions
     are filled with the answer instead of a sampled token (teacher forcing): the masking
     patterns are those the planner meets when it decodes correctly, and ``Decoding.loss`` is the
-    model's loss on each position it chose.
+    model's loss on each position it chose. Logits that are NaN or ``+inf`` (or all ``-inf``) at
+    a masked position, and tokens or answers outside the vocabulary, are refused.
     """
     arr = np.asarray(tokens)
     if arr.dtype.kind not in "iu" or arr.ndim != 2 or arr.size == 0:
@@ -116,11 +133,16 @@ def adaptive_decode(
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
     steps = check_int("steps", steps, minimum=1)
     gumbel = check_real("gumbel", gumbel, low=0.0, high=np.inf, high_open=True)
+    check_int("seed", seed, minimum=0)
     start = tokens == mask_id  # (B, L)
     if answers is not None:
         answers = np.asarray(answers)
+        if answers.dtype.kind not in "iu":
+            raise ValueError(f"answers must be an integer array, got dtype {answers.dtype}")
         if answers.shape != tokens.shape or (answers == mask_id).any():
             raise ValueError("answers must have the shape of tokens and hold no mask_id")
+        if answers.min() < 0:
+            raise ValueError(f"answers must be >= 0, got {answers.min()}")
         if (~start & (tokens != answers)).any():
             raise ValueError("answers must agree with tokens where tokens are not masked")
     rng = np.random.default_rng(seed)
@@ -135,14 +157,20 @@ def adaptive_decode(
         probs = as_probs(logits_fn, tokens, mask_id)  # (B, L, V)
         if tokens.min() < 0 or tokens.max() >= probs.shape[-1] or mask_id >= probs.shape[-1]:
             raise ValueError(f"tokens and mask_id must lie in the vocabulary 0..{probs.shape[-1]}")
+        if answers is not None and answers.max() >= probs.shape[-1]:
+            raise ValueError(f"answers must lie in the vocabulary 0..{probs.shape[-1] - 1}")
         masked = tokens == mask_id
+        if np.isnan(probs[masked]).any():
+            raise ValueError(
+                "logits_fn returned NaN or +inf logits (or all -inf) at a masked position"
+            )
         if strategy == "vanilla":
             score = rng.random((B, L))
         elif gumbel > 0:
             noise = gumbel * (1 - (i + 1) / steps) * rng.gumbel(size=(B, L))
-            score = planner_scores(probs, strategy, log=True) + noise
+            score = _planner_scores(probs, strategy, log=True) + noise
         else:
-            score = planner_scores(probs, strategy)
+            score = _planner_scores(probs, strategy)
         score = np.where(masked, score, -np.inf)
         order = np.lexsort((rng.random((B, L)), -score), axis=-1)  # ties: random
         rank = np.empty_like(order)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from icml25.common.validate import check_int
+from icml25.mdm_order._checks import check_cells, check_entries
 from icml25.mdm_order.sudoku import count_solutions, search_effort, singles_solvable
 
 KINDS = ("singles", "hard")
@@ -33,6 +34,8 @@ def random_solutions(n: int, seed: int, pool: int = 64) -> np.ndarray:
     digit order), each output a random symmetry (:func:`augment`) of one of them."""
     n = check_int("n", n, minimum=1)
     pool = check_int("pool", pool, minimum=1)
+    check_int("seed", seed, minimum=0)
+    check_entries("max(n, pool) x 81 cells", max(n, pool) * 81)
     rng = np.random.default_rng(seed)
     grids = np.zeros((pool, 9, 9), dtype=np.int64)
     for b in range(3):  # the diagonal boxes are independent
@@ -42,7 +45,7 @@ def random_solutions(n: int, seed: int, pool: int = 64) -> np.ndarray:
     counts, base = count_solutions(grids.reshape(pool, 81), limit=1, seed=seed_dfs)
     assert (counts == 1).all()  # any diagonal-box fill completes
     base = base[rng.integers(pool, size=n)]  # (n, 81)
-    return augment(base, base, rng)[1]
+    return _augment(base, base, rng)[1]
 
 
 def _remove_greedily(puzzles, order, stop, keeps) -> np.ndarray:
@@ -85,7 +88,13 @@ def make_puzzles(
     never get there are redrawn. ``min_guesses = 1``: the first puzzle that singles do not solve.
     """
     n = check_int("n", n, minimum=1)
-    low, high = (check_int("givens", g, minimum=17) for g in givens)
+    check_int("seed", seed, minimum=0)
+    check_entries("n x 81 cells", n * 81)
+    try:
+        low, high = givens
+    except (TypeError, ValueError):
+        raise ValueError(f"givens must be a pair (low, high), got {givens!r}") from None
+    low, high = (check_int("givens", g, minimum=17) for g in (low, high))
     if high < low or high > 80:
         raise ValueError(f"givens must be (low, high) with 17 <= low <= high <= 80, got {givens}")
     if kind not in KINDS:
@@ -112,7 +121,22 @@ def make_puzzles(
 
 
 def augment(puzzles: np.ndarray, solutions: np.ndarray, rng: np.random.Generator):
-    """Apply one random Sudoku symmetry per row to ``(B, 81)`` puzzles and solutions alike."""
+    """Apply one random Sudoku symmetry per row to ``(B, 81)`` puzzles and solutions alike.
+    Anything but integer ``(B, 81)`` arrays of entries ``0..9`` of one shape, and a ``rng`` that
+    is not a ``numpy.random.Generator``, is refused."""
+    check_cells("puzzles", puzzles, 9)
+    check_cells("solutions", solutions, 9)
+    if np.shape(puzzles) != np.shape(solutions):
+        raise ValueError(
+            f"solutions must have the shape of puzzles {np.shape(puzzles)}, "
+            f"got {np.shape(solutions)}"
+        )
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    return _augment(puzzles, solutions, rng)
+
+
+def _augment(puzzles: np.ndarray, solutions: np.ndarray, rng: np.random.Generator):
     B = len(puzzles)
     digit = np.concatenate(  # (B, 10): 0 stays blank
         [np.zeros((B, 1), np.int64), rng.permuted(np.tile(np.arange(1, 10), (B, 1)), axis=1)], 1

@@ -25,7 +25,8 @@ import torch
 from torch import nn
 
 from icml25.common.validate import check_int, check_real
-from icml25.mdm_order.generate import augment
+from icml25.mdm_order._checks import check_entries
+from icml25.mdm_order.generate import _augment
 from icml25.mdm_order.sudoku import BOX, COL, ROW, check_grids
 
 
@@ -51,6 +52,8 @@ class SudokuMDM(nn.Module):
     def __init__(self, config: MDMConfig = MDMConfig()):
         super().__init__()
         c = config
+        if not isinstance(c, MDMConfig):
+            raise ValueError(f"config must be an MDMConfig, got {type(c).__name__}")
         for name in ("d_model", "n_layer", "n_head", "d_ff"):
             check_int(name, getattr(c, name), minimum=1)
         if c.d_model % c.n_head:
@@ -88,8 +91,26 @@ def mdm_loss(
 ) -> torch.Tensor:
     """The masked-diffusion training loss of one batch (module docstring), a scalar.
 
-    ``puzzles`` and ``solutions`` ``(B, 81)`` long tensors; clue cells are never masked.
+    ``puzzles`` and ``solutions`` ``(B, 81)`` long tensors; clue cells are never masked. Other
+    shapes, entries outside ``0..9`` (puzzles) or ``1..9`` (solutions), ``T < 1`` and a negative
+    or non-finite ``alpha`` or ``gamma`` are refused.
     """
+    for name, x in (("puzzles", puzzles), ("solutions", solutions)):
+        if not isinstance(x, torch.Tensor) or x.dtype != torch.long:
+            kind = x.dtype if isinstance(x, torch.Tensor) else type(x).__name__
+            raise TypeError(f"{name} must be a torch int64 (long) tensor, got {kind}")
+    for name, x, low in (("puzzles", puzzles, 0), ("solutions", solutions, 1)):
+        if x.ndim != 2 or x.shape[1] != 81 or x.shape != solutions.shape:
+            raise ValueError(f"{name} must be (B, 81) like the other, got {tuple(x.shape)}")
+        if x.numel() and (int(x.min()) < low or int(x.max()) > 9):
+            raise ValueError(f"{name} must hold digits {low}-9")
+    check_int("T", T, minimum=1)
+    check_real("alpha", alpha, low=0.0, high=np.inf, high_open=True)
+    check_real("gamma", gamma, low=0.0, high=np.inf, high_open=True)
+    return _mdm_loss(model, puzzles, solutions, generator, T, alpha, gamma)
+
+
+def _mdm_loss(model, puzzles, solutions, generator, T=20, alpha=0.25, gamma=1.0) -> torch.Tensor:
     B = len(solutions)
     device = solutions.device  # the generator is a CPU one: draw there, then move
     t = torch.randint(0, T, (B,), generator=generator).to(device)  # (B,)
@@ -139,10 +160,13 @@ def train_mdm(
     batch = check_int("batch", batch, minimum=1)
     warmup = check_int("warmup", warmup, minimum=0)
     lr = check_real("lr", lr, low=0.0, high=1.0, low_open=True)
+    check_int("seed", seed, minimum=0)
+    check_entries("steps", steps)
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     model = SudokuMDM(config).to(device)
+    check_entries("batch x 81 x d_ff", batch * 81 * config.d_ff)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
 
     def rate(step: int) -> float:
@@ -155,8 +179,8 @@ def train_mdm(
     begin = time.perf_counter()
     for step in range(steps):
         idx = rng.integers(len(puzzles), size=batch)
-        p, s = augment(puzzles[idx], solutions[idx], rng)
-        loss = mdm_loss(model, torch.as_tensor(p).to(device), torch.as_tensor(s).to(device), gen)
+        p, s = _augment(puzzles[idx], solutions[idx], rng)
+        loss = _mdm_loss(model, torch.as_tensor(p).to(device), torch.as_tensor(s).to(device), gen)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -15,13 +15,16 @@ from collections.abc import Callable
 
 import numpy as np
 
+from icml25.common.arrays import int_array
+from icml25.common.validate import check_int
+from icml25.mdm_order._checks import check_cells
 from icml25.mdm_order.adaptive import Decoding, adaptive_decode
 from icml25.mdm_order.sudoku import (
     POPCOUNT,
+    _to_candidates,
     check_grids,
     eliminate,
     hidden_singles,
-    to_candidates,
 )
 
 
@@ -30,9 +33,11 @@ def legal_candidates(tokens: np.ndarray) -> np.ndarray:
 
     Legal = not already in the cell's row, column or box, narrowed to the digit a hidden single
     forces (the two singles rules, one round on the current grid). A filled cell gets its digit;
-    a cell with no legal digit gets the uniform distribution.
+    a cell with no legal digit gets the uniform distribution. Anything but an integer ``(B, 81)``
+    array of entries ``0..9`` is refused.
     """
-    cand = eliminate(to_candidates(np.asarray(tokens)))  # (B, 81)
+    check_cells("tokens", tokens, 9)
+    cand = eliminate(_to_candidates(np.asarray(tokens)))  # (B, 81)
     forced = hidden_singles(cand)
     cand = np.where(POPCOUNT[forced] == 1, forced, cand)
     bits = ((cand[..., None] >> np.arange(9, dtype=np.uint16)) & 1).astype(float)  # (B, 81, 9)
@@ -44,6 +49,8 @@ def predictor(model, batch: int = 1024) -> Callable[[np.ndarray], np.ndarray]:
     """``tokens (B, 81) -> probs (B, 81, 9)`` for a torch model (no grad, in chunks) or a
     function already of that form."""
     import torch
+
+    check_int("batch", batch, minimum=1)
 
     if not isinstance(model, torch.nn.Module):
         if not callable(model):
@@ -108,7 +115,11 @@ def solve(
 
 
 def accuracy(predicted, solutions) -> float:
-    """Fraction of puzzles whose every cell equals the solution (the paper's metric)."""
+    """Fraction of puzzles whose every cell equals the solution (the paper's metric).
+    ``predicted`` must hold ``N x 81`` digits ``0..9`` (0 = left blank)."""
+    size = int_array("predicted", predicted, low=0, high=9).size
+    if size % 81:
+        raise ValueError(f"predicted must hold 81 cells per puzzle, got {size} cells")
     predicted = np.asarray(predicted).reshape(-1, 81)
     solutions = check_grids("solutions", solutions, blanks=False)
     if predicted.shape != solutions.shape:

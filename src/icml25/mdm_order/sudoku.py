@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from icml25.common.validate import check_int
+from icml25.mdm_order._checks import check_cells
+
 ALL = np.uint16(0x1FF)  # the nine candidate bits
 POPCOUNT = np.array([bin(m).count("1") for m in range(512)], dtype=np.int8)  # (512,)
 DIGIT_OF = np.zeros(512, dtype=np.int8)  # the digit of a one-bit mask, 0 otherwise
@@ -55,7 +58,10 @@ def check_grids(name: str, grids, *, blanks: bool = True) -> np.ndarray:
     ``blanks`` is False); no digit twice in a row, column or box (a puzzle that contradicts
     itself).
     """
-    arr = np.asarray(grids)
+    try:
+        arr = np.asarray(grids)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular array of digits: {err}") from None
     if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and np.all(arr == np.round(arr))):
         raise ValueError(f"{name} must hold integers 0-9, got dtype {arr.dtype}")
     if arr.shape in ((81,), (9, 9)):
@@ -81,13 +87,25 @@ def check_grids(name: str, grids, *, blanks: bool = True) -> np.ndarray:
 
 
 def to_candidates(grids: np.ndarray) -> np.ndarray:
-    """``(N, 81)`` grids to ``(N, 81)`` uint16 candidate masks (a digit: its bit; blank: all)."""
+    """``(N, 81)`` grids to ``(N, 81)`` uint16 candidate masks (a digit: its bit; blank: all).
+    Anything but an integer ``(N, 81)`` array of entries ``0..9`` is refused."""
+    check_cells("grids", grids, 9)
+    return _to_candidates(grids)
+
+
+def _to_candidates(grids: np.ndarray) -> np.ndarray:
     bits = np.left_shift(1, np.maximum(grids - 1, 0)).astype(np.uint16)
     return np.where(grids > 0, bits, ALL).astype(np.uint16)
 
 
 def to_grids(cand: np.ndarray) -> np.ndarray:
-    """``(N, 81)`` candidate masks to grids: the digit of fixed cells, 0 elsewhere."""
+    """``(N, 81)`` candidate masks to grids: the digit of fixed cells, 0 elsewhere. Anything but
+    an integer ``(N, 81)`` array of masks ``0..511`` is refused."""
+    check_cells("cand", cand, 511)
+    return _to_grids(cand)
+
+
+def _to_grids(cand: np.ndarray) -> np.ndarray:
     return DIGIT_OF[cand].astype(np.int64)
 
 
@@ -123,8 +141,14 @@ def propagate(cand: np.ndarray, hidden: bool = True) -> tuple[np.ndarray, np.nda
     """Naked (and, if ``hidden``, hidden) singles to a fixed point.
 
     Returns the reduced masks ``(N, 81)`` and ``dead`` ``(N,)`` (a contradiction was found; the
-    state of a dead row is meaningless). Only rows that still change are recomputed.
+    state of a dead row is meaningless). Only rows that still change are recomputed. Anything
+    but an integer ``(N, 81)`` array of masks ``0..511`` is refused.
     """
+    check_cells("cand", cand, 511)
+    return _propagate(cand, hidden)
+
+
+def _propagate(cand: np.ndarray, hidden: bool = True) -> tuple[np.ndarray, np.ndarray]:
     cand = np.array(cand, dtype=np.uint16, copy=True)
     dead = np.zeros(len(cand), dtype=bool)
     active = np.arange(len(cand))
@@ -147,7 +171,7 @@ def singles_solvable(puzzles) -> np.ndarray:
     """``(N,)`` True where naked and hidden singles alone fill the whole grid (then the solution
     is unique). The "hard" split is the unique puzzles where this is False."""
     grids = check_grids("puzzles", puzzles)
-    cand, dead = propagate(to_candidates(grids))
+    cand, dead = _propagate(_to_candidates(grids))
     return ~dead & (POPCOUNT[cand] == 1).all(1)
 
 
@@ -158,7 +182,7 @@ def singles_rounds(puzzles) -> np.ndarray:
     singles never fix. Sorting the blanks by round gives the order in which a human-style
     solver fills the grid (the "solver's order" of the paper's autoregressive baseline)."""
     grids = check_grids("puzzles", puzzles)
-    cand = to_candidates(grids)
+    cand = _to_candidates(grids)
     rounds = np.where(grids > 0, 0, -1)  # (N, 81)
     for k in range(1, 82):
         new = eliminate(cand)
@@ -198,31 +222,31 @@ def search_effort(puzzles, chunk: int = 4096) -> np.ndarray:
 
 def _search(puzzles, limit, seed, chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The depth-first search of :func:`count_solutions`; also returns the branchings ``(N,)``."""
-    from icml25.common.validate import check_int
-
     grids = check_grids("puzzles", puzzles)
     limit = check_int("limit", limit, minimum=1)
     chunk = check_int("chunk", chunk, minimum=1)
+    if seed is not None:
+        check_int("seed", seed, minimum=0)
     rng = np.random.default_rng(seed) if seed is not None else None
     n = len(grids)
     counts = np.zeros(n, dtype=np.int64)
     guesses = np.zeros(n, dtype=np.int64)
     first = np.zeros((n, 81), dtype=np.int64)
-    stack_cand, stack_owner = to_candidates(grids), np.arange(n)
+    stack_cand, stack_owner = _to_candidates(grids), np.arange(n)
     while len(stack_owner):
         # one state per open puzzle on average: depth first for each, batched across them
         take = min(chunk, len(stack_owner), max(1, int((counts < limit).sum())))
         cand, owner = stack_cand[-take:], stack_owner[-take:]
         stack_cand, stack_owner = stack_cand[:-take], stack_owner[:-take]
         keep = counts[owner] < limit
-        cand, dead = propagate(cand[keep])
+        cand, dead = _propagate(cand[keep])
         owner = owner[keep][~dead]
         cand = cand[~dead]
         pop = POPCOUNT[cand].astype(np.int64)  # (S, 81)
         solved = (pop == 1).all(1)
         for i in np.flatnonzero(solved):  # few per round; order matters for `limit`
             if counts[owner[i]] == 0:
-                first[owner[i]] = to_grids(cand[i : i + 1])[0]
+                first[owner[i]] = _to_grids(cand[i : i + 1])[0]
             counts[owner[i]] = min(counts[owner[i]] + 1, limit)
         cand, owner, pop = cand[~solved], owner[~solved], pop[~solved]
         if not len(owner):
