@@ -98,10 +98,16 @@ def _worker(rank, world, store, out, model_config, layouts, images, text, repeat
 
 
 def _entry(tmp: str, rank: str) -> None:
-    """A rank's process: read the job's arguments and run the worker."""
+    """A rank's process: read the job's arguments, run the worker, and end the process without
+    the interpreter's teardown. The rank's record is written and its process group destroyed
+    by then; what the teardown would add is the destruction of gloo's C++ threads, which can
+    abort the process ("terminate called without an active exception") after its work is done."""
     with open(os.path.join(tmp, "args.pkl"), "rb") as f:
         args = pickle.load(f)
     _worker(int(rank), *args)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def run_data_parallel(
