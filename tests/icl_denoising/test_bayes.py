@@ -62,6 +62,25 @@ def test_vmf_ratio_limits():
     np.testing.assert_allclose(vmf_mean_ratio(3, k), 1 / np.tanh(k) - 1 / k, rtol=1e-12)
 
 
+def test_vmf_ratio_where_ive_underflows_or_kappa_is_zero():
+    # ive(m/2 - 1, kappa) underflows for kappa small against m (0/0 there before), and is
+    # infinite at kappa = 0 for m = 1: against 40-digit Bessel functions, A_m(0) = 0
+    mpmath = pytest.importorskip("mpmath")
+    kappa = np.array([1e-300, 1e-5, 1.0, 50.0, 300.0, 1e3])
+    with mpmath.workdps(40):
+        for m in (1, 3, 10, 1000, 5000, 20000):
+            ref = [float(mpmath.besseli(m / 2, k) / mpmath.besseli(m / 2 - 1, k)) for k in kappa]
+            np.testing.assert_allclose(vmf_mean_ratio(m, kappa), ref, rtol=1e-11, atol=0)
+            np.testing.assert_array_equal(vmf_mean_ratio(m, np.zeros(2)), np.zeros(2))
+
+
+def test_sphere_bayes_of_a_query_orthogonal_to_the_sphere_is_zero():
+    # x~_par = 0: the posterior is the uniform law on the sphere, whose mean is 0
+    basis = np.eye(4)[None, :, :3]  # (1, 4, 3): the sphere spans the first 3 axes
+    query = np.array([[0.0, 0.0, 0.0, 2.0]])
+    np.testing.assert_array_equal(bayes_sphere(query, basis, 1.0, 0.5), np.zeros((1, 4)))
+
+
 def test_gmm_bayes_is_the_posterior_mean():
     rng = np.random.default_rng(2)
     p = gmm_prompts(1, 4, 3, 3, sigma_0_sq=0.05, sigma_z_sq=0.2, seed=3)
