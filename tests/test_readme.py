@@ -12,20 +12,31 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert f"```bash\n{command}\n```" in readme
 
 
-def test_readme_table_shows_each_paper_s_committed_verdicts():
-    import re
-
-    from icml25.lab import catalog, store
-    from icml25.lab.claims import headline
+def test_the_tally_and_the_papers_table_are_written_from_the_committed_summaries():
+    from icml25.lab import papers_table
 
     readme = (ROOT / "README.md").read_text()
-    rows = dict(re.findall(r"^\| `(\w+)` \|.*\| ([^|]*) \|$", readme, re.M))
-    for slug in catalog.implemented():
-        path = store.summary_path(store.results_dir(), slug, "default", 0)
-        assert path.is_file(), f"{slug}: commit its default-scale summary to {path}"
-        summary = store.read_summary(path)
-        assert summary["complete"], f"{slug}: the committed run has failed cells"
-        assert rows[slug].startswith(headline(summary["counts"])), (slug, rows[slug])
+    assert papers_table.written(readme) == papers_table.blocks(), (
+        "run `python -m icml25.lab.papers_table README.md`"
+    )
+
+
+def test_the_quick_start_runs_as_written_and_prints_what_its_comments_say():
+    import re
+    import subprocess
+    import sys
+
+    readme = (ROOT / "README.md").read_text()
+    snippet = re.search(r"## Quick start\n.*?```python\n(.*?)```", readme, re.S).group(1)
+    assert len(snippet.strip().splitlines()) <= 14
+    done = subprocess.run(
+        [sys.executable, "-c", snippet], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    cost, policies, mse = done.stdout.strip().splitlines()
+    assert abs(float(cost) - 18.0) < 0.5  # "about 18": W2^2 of the shift is |(3, 3)|^2
+    assert policies.count("'CDDC'") == 8  # eight learners, each at Pavlov
+    assert 0 <= float(mse) < 0.05  # sin(3 x) is fitted (its variance is about 0.5)
 
 
 def test_each_readme_says_how_its_committed_run_was_made_as_the_summary_does():

@@ -32,6 +32,12 @@ class Card:
     venue: str
     link: str  # arXiv, OpenReview or PMLR
     citation_note: str = ""  # where the title, authors or link were not found: what was looked at
+    entry: str = ""  # the method's public name: ``from icml25.<slug> import <entry>``
+
+    @property
+    def import_line(self) -> str:
+        """``from icml25.<slug> import <entry>``, or "" for a card with no method."""
+        return f"from icml25.{self.slug} import {self.entry}" if self.entry else ""
 
     @property
     def status(self) -> str:
