@@ -235,9 +235,25 @@ def test_origin_commit_and_date_are_shown(site):
     assert row.index(committed) < row.index("this machine")  # the default scale is shown first
     assert committed in _row(site, MIXED)
     assert "committed results" not in _row(site, FAILED)
-    # the paper page: committed default results first, then this machine's runs
-    order = ["committed-default-seed-0", "runs-smoke-seed-0", "readme"]
-    assert list(_sections(_page(site, SLUG))) == order
+    # the paper page, evidence first: the committed default results, the README's figures,
+    # then the smoke runs folded away as a pipeline check, then the README
+    page = _page(site, SLUG)
+    order = ["committed-default-seed-0", "figures", "runs-smoke-seed-0", "readme"]
+    assert list(_sections(page)) == order
+    folded = page[page.index('<details class="pipeline"') : page.index('<h2 id="readme">')]
+    assert "Pipeline check (not evidence)" in folded and 'id="runs-smoke-seed-0"' in folded
+
+
+def test_the_readme_figures_follow_the_evidence_with_their_captions(site):
+    figures = _sections(_page(site, SLUG))["figures"]
+    shown = re.findall(r'<img src="([^"]+)" alt="([^"]*)">', figures)
+    readme = catalog.card(SLUG).readme()
+    named = re.findall(r"!\[([^\]]*)\]\(figures/([^)]+)\)", readme)
+    assert shown and [Path(src).name for src, _ in shown] == list(
+        dict.fromkeys(n for _, n in named)
+    )
+    for src, caption in shown:
+        assert (site.out / src).is_file() and caption and f"<figcaption>{caption}" in figures
 
 
 def test_unreadable_summaries_are_reported_and_the_rest_is_built(site):
@@ -455,3 +471,36 @@ def test_a_figure_that_links_outside_its_run_folder_is_not_copied(tmp_path, monk
     assert "real.png" in copied and "stolen.png" not in copied
     site = [p for p in (tmp_path / "site").rglob("*") if p.is_file()]
     assert not any(p.read_bytes() == secret.read_bytes() for p in site)
+
+
+def test_claim_margin_is_in_units_of_the_threshold_and_positive_on_the_claimed_side():
+    margin = report.claim_margin
+    assert margin({"measured": 1.5, "threshold": 1.0, "comparison": "≥"}) == pytest.approx(0.5)
+    assert margin({"measured": 0.5, "threshold": 1.0, "comparison": ">"}) == pytest.approx(-0.5)
+    assert margin({"measured": 0.05, "threshold": 0.1, "comparison": "≤"}) == pytest.approx(0.5)
+    assert margin({"measured": -0.2, "threshold": -0.1, "comparison": "<"}) == pytest.approx(1.0)
+    assert margin({"measured": 0.3, "threshold": 0.0, "comparison": ">"}) == pytest.approx(0.3)
+    assert margin({"measured": None, "threshold": 1.0, "comparison": "≥"}) is None
+    assert margin({"measured": float("nan"), "threshold": 1.0, "comparison": "≥"}) is None
+
+
+def test_the_index_opens_with_the_tally_of_the_evidence_and_a_bar_per_claim(tmp_path, monkeypatch):
+    shipped = Path(report.__file__).parents[1] / "results"  # the module's fixture patches it
+    monkeypatch.setattr(store, "results_dir", lambda: shipped)
+    out = tmp_path / "site"
+    html = report.build(None, out).read_text(encoding="utf-8")  # the committed results only
+    summaries = [
+        store.read_summary(store.summary_path(store.results_dir(), slug, "default", 0))
+        for slug in catalog.implemented()
+    ]
+    total = {k: sum(s["counts"][k] for s in summaries) for k in ("claims", "reproduced")}
+    tally = html[html.index('<div class="card tally">') : html.index("<svg")]
+    assert f"committed default-scale runs of {len(summaries)} papers" in tally
+    assert f"{total['claims']} claims" in tally and f"{total['reproduced']} reproduced" in tally
+    measured = sum(
+        c["kind"] == claims.CLAIM and isinstance(c.get("measured"), int | float)
+        for s in summaries
+        for c in s["claims"]
+    )
+    assert html.count("<rect ") == measured
+    assert html.index('<div class="card tally">') < html.index("<table>")  # before the papers

@@ -16,9 +16,12 @@ summary that cannot be read or shown is passed to ``on_error`` and the rest of t
 from __future__ import annotations
 
 import json
+import math
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from html import escape
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -75,6 +78,7 @@ def build(runs: Path | None, out: Path, on_error: OnError | None = None) -> Path
                 shown=shown,
                 unreadable=unreadable,
                 readme=_readme_html(card, out),
+                readme_figures=_readme_figures(card),
                 stamp=stamp,
             )
             store.write_text_atomic(out / f"{card.slug}.html", page)
@@ -91,9 +95,96 @@ def build(runs: Path | None, out: Path, on_error: OnError | None = None) -> Path
             for status in (catalog.IMPLEMENTED, catalog.PLANNED, catalog.POSITION_PAPER)
         },
     }
-    page = env.get_template("index.html").render(papers=papers, totals=totals, stamp=stamp)
+    evidence = [(p["card"].slug, _evidence_view(p["shown"])) for p in papers]
+    evidence = [(slug, view) for slug, view in evidence if view is not None]
+    overall = Counter()
+    for _, view in evidence:
+        overall.update(view["counts"])
+    page = env.get_template("index.html").render(
+        papers=papers,
+        totals=totals,
+        overall={"papers": len(evidence), **overall},
+        all_committed=all(view["committed"] for _, view in evidence),
+        chart=margin_chart(evidence),
+        stamp=stamp,
+    )
     store.write_text_atomic(index, page)
     return index
+
+
+def _evidence_view(shown: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The run a paper's evidence is: the first (page order) at a scale above smoke, without
+    a model; None when there is none."""
+    return next((v for v in shown if not v["smoke"] and v["model"] is None), None)
+
+
+def claim_margin(claim: Mapping[str, Any]) -> float | None:
+    """How far a claim's measured value is on its claimed side of the threshold, in units of
+    the threshold: ``(m - t) / |t|`` for ``>=``/``>``, ``(t - m) / |t|`` for ``<=``/``<``
+    (``|t|`` read as 1 when ``t = 0``). Positive: on the claimed side. None for a claim not
+    measured or with another comparison."""
+    m, t, sign = claim.get("measured"), claim.get("threshold"), _SIDE.get(claim["comparison"])
+    if sign is None or not isinstance(m, int | float) or not isinstance(t, int | float):
+        return None
+    if not (math.isfinite(m) and math.isfinite(t)):
+        return None
+    return sign * (m - t) / (abs(t) or 1.0)
+
+
+_SIDE = {"≥": 1, ">": 1, "≤": -1, "<": -1}
+_VERDICT_COLOUR = {
+    "reproduced": "#0a7d32",
+    "not reproduced": "#b42318",
+    "inconclusive": "#9a6700",
+}
+_CLIP = 2.0  # margins beyond +-2 thresholds are drawn at the edge, their value in the tooltip
+
+
+def margin_chart(evidence: list[tuple[str, dict[str, Any]]]) -> str:
+    """An inline SVG: one bar per claim (checks and diagnostics left out) from 0 to its
+    :func:`claim_margin`, clipped to +-2, coloured by verdict, grouped by paper."""
+    rows = []
+    for slug, view in evidence:
+        for c in view["claims"]:
+            if c["kind"] == CLAIM:
+                rows.append((slug, c, claim_margin(c)))
+    if not rows:
+        return ""
+    bar, label_w, plot_w, top = 9, 220, 520, 22
+    height = top + bar * len(rows) + 4 * len({slug for slug, _, _ in rows}) + 20
+    x0 = label_w + plot_w / 2  # the threshold
+    scale = plot_w / (2 * _CLIP)
+    parts = [
+        f'<svg class="margins" viewBox="0 0 {label_w + plot_w + 10} {height}" role="img" '
+        f'aria-label="each claim\'s margin over its threshold" xmlns="http://www.w3.org/2000/svg">',
+        f'<text x="{label_w}" y="12" font-size="10">-2 thresholds (wrong side)</text>',
+        f'<text x="{x0}" y="12" font-size="10" text-anchor="middle">threshold</text>',
+        f'<text x="{label_w + plot_w}" y="12" font-size="10" text-anchor="end">+2 (claimed side)'
+        "</text>",
+    ]
+    y, previous = top, None
+    for slug, c, margin in rows:
+        if slug != previous:
+            y += 4 if previous else 0
+            parts.append(
+                f'<text x="{label_w - 6}" y="{y + bar - 1}" font-size="9" text-anchor="end">'
+                f"{escape(slug)}</text>"
+            )
+            previous = slug
+        value = "not measured" if margin is None else f"{margin:+.3g}"
+        tip = f"{slug} ({c['id']}): {c['verdict']}, margin {value} thresholds"
+        if margin is not None:
+            m = max(-_CLIP, min(_CLIP, margin))
+            x, w = (x0, m * scale) if m >= 0 else (x0 + m * scale, -m * scale)
+            colour = _VERDICT_COLOUR.get(c["verdict"], "#888")
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y + 1}" width="{max(w, 1):.1f}" height="{bar - 2}" '
+                f'fill="{colour}"><title>{escape(tip)}</title></rect>'
+            )
+        y += bar
+    parts.append(f'<line x1="{x0}" y1="{top - 4}" x2="{x0}" y2="{y}" stroke="#333"/>')
+    parts.append("</svg>")
+    return "\n".join(parts)
 
 
 # ---------------------------------------------------------------- one summary, ready to render
@@ -449,6 +540,27 @@ def _readme_html(card: catalog.Card, out: Path) -> str:
     html = html.replace('src="figures/', f'src="{card.slug}/readme-figures/')
     html = _REMOTE_IMAGE.sub(lambda m: f'<a href="{m["src"]}">[image: {m["src"]}]</a>', html)
     return _HEADING.sub(lambda m: f"<{m[1]}h{min(int(m[2]) + 2, 6)}", html)
+
+
+_README_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\(figures/(?P<name>[^)\s/]+)\)")
+
+
+def _readme_figures(card: catalog.Card) -> list[dict[str, str]]:
+    """The README's own figures (``![caption](figures/NAME)``, in the order it shows them,
+    each once) that are committed beside it, as copied by :func:`_readme_html`."""
+    readme = card.readme() or ""
+    folder = resources.files("icml25").joinpath(card.slug, "figures")
+    figures, seen = [], set()
+    for match in _README_IMAGE.finditer(readme):
+        name = match["name"]
+        if name in seen or not name.lower().endswith(FIGURE_SUFFIXES):
+            continue
+        if not folder.joinpath(name).is_file():
+            continue
+        seen.add(name)
+        caption = match["alt"].strip() or name
+        figures.append({"src": f"{card.slug}/readme-figures/{name}", "caption": caption})
+    return figures
 
 
 def markdown_html(text: str) -> str:
