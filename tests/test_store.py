@@ -209,3 +209,13 @@ def test_a_model_run_is_found_beside_the_offline_one_which_is_shown_first(tmp_pa
     assert store.latest(found) is not found[1]  # a newer model run does not hide the offline one
     assert store.offline_beside(found, found[1]) is found[0]
     assert store.offline_beside(found, found[0]) is None
+
+
+def test_the_command_line_imports_without_fcntl():
+    # the folder lock is filelock's, so the CLI imports where fcntl does not exist (Windows)
+    import subprocess
+    import sys
+
+    code = "import sys; sys.modules['fcntl'] = None; import icml25.lab.cli, icml25.lab.store"
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()

@@ -22,8 +22,6 @@ reported with its path (:class:`Unreadable`), never loaded half-way.
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import hashlib
 import io
 import json
@@ -37,6 +35,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import filelock
 import numpy as np
 
 from icml25.lab.reproduction import SCALE_NAMES, cell_key
@@ -401,18 +400,18 @@ def offline_beside(found: list[dict], run: dict) -> dict | None:
 @contextlib.contextmanager
 def locked(folder: Path, on_wait: Callable[[Path], None] | None = None) -> Iterator[None]:
     """Hold ``folder/.lock`` while writing it: a second run on the same folder waits here, then
-    finds the cells the first one finished instead of computing them again."""
+    finds the cells the first one finished instead of computing them again. The lock is
+    ``filelock``'s (``flock`` on POSIX, ``msvcrt`` on Windows), released when the process
+    dies."""
     folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, _file_mode())
+    lock = filelock.FileLock(folder / ".lock", mode=_file_mode())
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as err:
-            if err.errno not in (errno.EAGAIN, errno.EACCES):
-                raise
-            if on_wait is not None:
-                on_wait(folder)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        if on_wait is not None:
+            on_wait(folder)
+        lock.acquire()
+    try:
         yield
     finally:
-        os.close(fd)  # closing releases the lock
+        lock.release()
