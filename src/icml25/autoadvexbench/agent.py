@@ -120,10 +120,51 @@ def run_agent(
 ) -> AgentResult:
     """The loop: ask ``policy`` (the transcript so far -> ToolCall), run the tool, record.
 
+    The attack agent's loop of AutoAdvExBench (Carlini et al., ICML 2025, Sec. 4): at each step
+    the policy names one tool, ``read_file(path)``, ``write_file(path, content)``,
+    ``run_python(path)`` (run in ``sandbox``, under its limits) or ``finish()``, which submits
+    ``adv.npy`` from the task's folder to the evaluator. The task ends when a submission breaks
+    the defence (robust accuracy below half the clean accuracy), after ``max_attempts``
+    submissions, after ``max_steps`` steps, or when the policy returns ``ToolCall("give_up")``.
+
     A ValueError from the policy (an unreadable reply) is an ``invalid`` step shown to the
     agent; an ``LLMError`` (the model's server failed after its retries) ends the task with
     ``stop_reason = "model error"``, its record in the transcript and the last submission's
-    evaluation kept."""
+    evaluation kept.
+
+    Parameters
+    ----------
+    policy : Callable[[list[dict]], ToolCall]
+        The agent: called with the transcript so far (one dict per earlier step, with its
+        ``tool``, ``args`` and ``result``), it returns the next :class:`ToolCall`. For instance
+        :class:`ScriptedAttacker` (offline), :class:`EscapeProbe` or :class:`LLMAttacker`.
+    task : Task
+        The defence to attack, made by :meth:`Task.create`: its folder (``task.md``,
+        ``defenses.py``, the weights, ``data.npz``), the defence the evaluator uses, the test
+        digits ``x`` (n, 1, 8, 8) and ``y`` (n,), the L-infinity budget ``eps`` and the
+        evaluation seed.
+    sandbox : Sandbox
+        The sandbox over ``task.folder`` in which the file tools and ``run_python`` act.
+    max_steps : int, default 40
+        The most steps (policy calls) of the task, >= 1 (the official agent: 40).
+    max_attempts : int, default 7
+        The most ``finish`` submissions, >= 1 (the official notes: 7).
+    actor : str, default "scripted"
+        Who plays the policy, written into each transcript record (e.g. ``"llm:<model>"``).
+
+    Returns
+    -------
+    AgentResult
+        ``evaluation`` (the :class:`Evaluation` of the last submission, None if none was
+        made), ``steps`` (the number of transcript records), ``attempts`` (submissions),
+        ``stop_reason`` (``"broken"``, ``"attempts"``, ``"steps"``, ``"gave up"`` or
+        ``"model error"``) and ``transcript`` (a list of one dict per step).
+
+    Raises
+    ------
+    ValueError
+        If ``max_steps`` or ``max_attempts`` is below 1.
+    """
     if max_steps < 1 or max_attempts < 1:
         raise ValueError(f"max_steps, max_attempts must be >= 1, got {max_steps}, {max_attempts}")
     transcript: list[dict] = []

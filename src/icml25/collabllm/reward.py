@@ -82,12 +82,54 @@ def multiturn_aware_reward(
     use_interactivity: bool = True,
     rng: np.random.Generator,
 ) -> float:
-    """MR of the candidate ``action`` after history ``conv`` (left unchanged): mean of R* over
+    """Estimate the multiturn-aware reward of a candidate reply by simulated continuations.
+
+    MR of the candidate ``action`` after history ``conv`` (left unchanged): mean of R* over
     ``num_samples`` continuations of at most ``max_new_turns`` messages after the candidate (the
     official defaults: 3 samples, 4 messages). ``max_new_turns = 0`` is the single-turn reward.
     The user's reply to the candidate opens each continuation, so a sampling user (``LLMUser``,
     which draws a seed per request from ``rng``) is asked once per sample; the programmatic user
-    is deterministic and draws nothing."""
+    is deterministic and draws nothing.
+
+    CollabLLM (Wu et al., ICML 2025, Eq. 3-4): ``MR(m_j | t_{1:j}, g)``, the expected
+    conversation-level reward ``R*(t_{1:K} | g)`` of the chat that follows the candidate reply
+    ``m_j``; see the module docstring.
+
+    Parameters
+    ----------
+    conv : Conversation
+        The chat history ``t_{1:j}`` so far (e.g. ``Conversation.open(task)``); it is copied,
+        not changed.
+    action : int
+        The candidate reply ``m_j``: ``0 .. N_SLOTS - 1`` asks about that slot, ``ANSWER``
+        answers now (the chat then ends at the candidate and one sample is scored), and
+        ``VAGUE`` asks a question about no slot.
+    rollout_policy : object
+        The assistant that plays the continuations: a policy with ``probs(conv) -> (N_ACTIONS,)``
+        (sampled with ``rng``, e.g. ``BasePolicy``) or with ``act(conv, rng)`` (e.g.
+        ``LLMPolicy``); see ``dialogue.decide``.
+    user : ProgrammaticUser
+        The user simulator that knows the intent ``g``: anything with
+        ``reply(conv, action, rng) -> (text, revealed option or None)``, such as
+        ``ProgrammaticUser`` or ``LLMUser``.
+    num_samples : int, default 3
+        Number of simulated continuations averaged (``>= 1``).
+    max_new_turns : int, default 4
+        Most messages after the candidate in each continuation (user, assistant, user, ...;
+        ``>= 0``): the rollout assistant speaks ``max_new_turns // 2`` times. 0 gives the
+        single-turn reward.
+    use_interactivity : bool, default True
+        Whether ``R*`` includes the interactivity term; False drops it (an ablation).
+    rng : numpy.random.Generator
+        Draws the rollout policy's actions and a sampling user's seeds (keyword-only,
+        required).
+
+    Returns
+    -------
+    float
+        The estimated multiturn-aware reward: the mean of ``R*`` over the continuations, the
+        family's weighted sum of task metric, interactivity and assistant tokens / 1000.
+    """
     num_samples = check_int("num_samples", num_samples, minimum=1)
     max_new_turns = check_int("max_new_turns", max_new_turns, minimum=0)
     first = step(conv.copy(), action, user, rng=rng)

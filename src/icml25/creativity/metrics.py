@@ -172,22 +172,39 @@ def training_canonical_forms(task: TaskData) -> set:
 def creativity_score(samples: np.ndarray, task: TaskData, train_forms: set | None = None) -> dict:
     """Algorithmic creativity of generated answers (see the module docstring).
 
+    For N test prompts with answers ``y_1..y_N`` (the tokens up to the first ``</a>``),
+    ``creativity = |unique{ y_i : y_i valid and y_i not memorised }| / N`` (Nagarajan, Wu, Ding
+    & Raghunathan, ICML 2025).
+
     Parameters
     ----------
-    samples : (N, A) int array, the tokens each test prompt generated after its prompt.
-    task : the :class:`TaskData` whose training set defines memorisation and whose structure
+    samples : numpy.ndarray
+        (N, A) integer array, N >= 1: the tokens each test prompt generated after its prompt.
+        Each row is read up to its first ``</a>`` (``END``); a row without one is an invalid,
+        unmemorised answer. Every token must lie in ``[0, task.vocab_size)``.
+    task : TaskData
+        The task (from :func:`construction_task`, :func:`sibling_task` or
+        :func:`triangle_task`) whose training set defines memorisation and whose structure
         defines validity.
-    train_forms : the training canonical forms, if already computed.
+    train_forms : set or frozenset, optional
+        The canonical forms of the training answers, as :func:`training_canonical_forms`
+        returns them, if already computed; None (the default) computes them from ``task``.
 
     Returns
     -------
-    dict with ``creativity`` (unique valid not-memorised answers / N), ``memorised`` (fraction
-    of the N answers whose canonical form is a training one), ``valid`` (fraction valid),
-    ``novel_valid`` (fraction valid and not memorised, repeats counted), ``diversity`` (unique
-    valid answers / N, the official "diversity score").
+    dict
+        Five floats in [0, 1]: ``creativity`` (unique valid not-memorised answers / N),
+        ``memorised`` (fraction of the N answers whose canonical form is a training one),
+        ``valid`` (fraction valid), ``novel_valid`` (fraction valid and not memorised, repeats
+        counted), ``diversity`` (unique valid answers / N, the official "diversity score").
 
-    Tokens outside the task's vocabulary ``[0, vocab_size)`` and a ``train_forms`` that is not
-    a set are refused.
+    Raises
+    ------
+    ValueError
+        If ``samples`` is not a non-empty (N, A) integer array or holds tokens outside the
+        task's vocabulary ``[0, vocab_size)``.
+    TypeError
+        If ``task`` is not a :class:`TaskData` or ``train_forms`` is not a set.
     """
     samples = np.asarray(samples)
     if samples.ndim != 2 or samples.shape[0] == 0 or not np.issubdtype(samples.dtype, np.integer):

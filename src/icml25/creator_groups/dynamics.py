@@ -77,7 +77,9 @@ def local_better_response(
     eta_min: float = 1e-3,
     patience: int = 20,
 ) -> Dynamics:
-    """Run LBR from contents ``S0`` ``(n, d)`` or ``(B, n, d)`` against users ``X`` ``(m, d)``
+    """Run local better-response dynamics of creator groups (Algorithm 2).
+
+    Run LBR from contents ``S0`` ``(n, d)`` or ``(B, n, d)`` against users ``X`` ``(m, d)``
     or ``(B, m, d)`` with weights ``p`` ``(m,)``.
 
     ``groups``: labels ``(n,)`` (see :func:`~icml25.creator_groups.game.equal_groups`);
@@ -86,6 +88,51 @@ def local_better_response(
     counts, the step halving and the stopping rule (module docstring; ``eta_min = 0`` never
     stops and ``patience`` larger than ``rounds`` keeps the step fixed); ``seed``: the group
     orders and the directions.
+
+    Parameters
+    ----------
+    S0 : array_like, shape (n, d) or (B, n, d)
+        The creators' starting contents, unit-norm rows (points on the sphere ``S^{d-1}``).
+        A leading ``B`` axis runs ``B`` independent replicates at once.
+    X : array_like, shape (m, d) or (B, m, d)
+        The users, unit-norm rows with the same ``d`` as ``S0``; a ``(m, d)`` array is shared
+        by all replicates, a ``(B, m, d)`` one needs ``S0`` batched with the same ``B``.
+    p : array_like, shape (m,)
+        Finite, non-negative user weights (for example ``PAPER_USER_WEIGHTS``).
+    K : int
+        Number of contents shown to each user, ``1 <= K <= n``.
+    beta : float
+        Temperature of the users' softmax choice among the top ``K``, ``beta > 0``.
+    groups : array_like of int, shape (n,)
+        Group label of each creator: integers ``0..G-1``, each used at least once.
+    reward : {"exposure", "engagement"}, default "exposure"
+        What the platform pays a creator: the probability its content is consumed, or that
+        probability times its relevance to the user.
+    eta : float, default 0.1
+        Initial step of every group on the sphere, ``eta > 0``.
+    rounds : int, default 3000
+        The most rounds to run, ``rounds >= 0``.
+    seed : int, SeedSequence or Generator, default 0
+        Seed of ``numpy.random.default_rng`` for the group orders and the random directions;
+        negative integers, floats and strings are refused.
+    tol : float, default 1e-6
+        The smallest gain of a group's utility that counts as a move, ``tol >= 0``.
+    eta_min : float, default 1e-3
+        A run stops once every group's step is below ``eta_min`` (and no move was accepted
+        for ``patience`` rounds); ``0`` never stops.
+    patience : int, default 20
+        Consecutive refused proposals after which a group's step is halved, and quiet rounds
+        the stopping rule needs, ``patience >= 1``.
+
+    Returns
+    -------
+    Dynamics
+        The run: ``S`` final contents ``(n, d)``, ``welfare`` ``(T + 1,)`` user welfare after
+        each round (entry 0 the start), ``accepted`` ``(T,)`` fraction of the groups'
+        proposals accepted per round, ``stopped`` the round the stopping rule held (``-1``
+        if never) and ``eta`` ``(G,)`` the final steps; with batched input each field has a
+        ``B`` axis (``S`` ``(B, n, d)``, ``welfare`` ``(T + 1, B)``, ``accepted`` ``(T, B)``,
+        ``stopped`` ``(B,)``, ``eta`` ``(B, G)``).
     """
     S = real_array("S0", S0)
     X = real_array("X", X)

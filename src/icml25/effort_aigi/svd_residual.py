@@ -160,11 +160,45 @@ def replace_modules(model: nn.Module, names: list[str], build: Callable[[nn.Modu
 
 
 def apply_effort(model: nn.Module, target: Target = None, rank: int = 1) -> nn.Module:
-    """Effort on any torch model, in place: every ``nn.Linear`` that ``target`` picks (see
-    :func:`select_linears`; by default the attention projections) becomes an
-    :class:`SVDResidualLinear` with a rank-``rank`` trainable residual, and every other parameter
-    of ``model`` (biases included, as in the official code) is frozen. Add the task head after
-    this call (it stays trainable). Returns ``model``."""
+    """Apply Effort's orthogonal subspace decomposition to a torch model, in place.
+
+    Every ``nn.Linear`` that ``target`` picks (see :func:`select_linears`; by default the
+    attention projections) becomes an :class:`SVDResidualLinear` with a rank-``rank`` trainable
+    residual, ``W = U_p S_p V_p^T + U_r diag(S_r) V_r^T`` (Yan et al., ICML 2025, Section 3),
+    and every other parameter of ``model`` (biases included, as in the official code) is
+    frozen. At this call the model computes what it computed before (up to float rounding);
+    each swapped layer trains ``rank * (out + in + 1)`` numbers. Add the task head after this
+    call (it stays trainable).
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The pre-trained model, changed in place. The out-projection of an
+        ``nn.MultiheadAttention`` is never swapped (that module reads its raw weight).
+    target : None, str, Sequence[str] or Callable[[str, torch.nn.Module], bool], optional
+        Which ``nn.Linear`` layers to decompose: None (default) for the linear layers inside a
+        module whose name contains "attn" or "attention"; a string or a non-empty sequence of
+        strings for the layers whose qualified name contains one of them; or a callable
+        ``(name, module) -> bool``. It must select at least one layer.
+    rank : int, default 1
+        The rank ``r`` of each trainable residual, the last ``r`` singular directions (the
+        official code: 1). An integer >= 1, at most ``min(in_features, out_features)`` of
+        every selected layer; the selected weights must be finite.
+
+    Returns
+    -------
+    torch.nn.Module
+        ``model`` itself, with the selected layers replaced and only the residuals
+        ``U_residual`` (out, r), ``S_residual`` (r,), ``V_residual`` (in, r) trainable.
+
+    Raises
+    ------
+    ValueError
+        If ``rank`` is too large for a selected layer, a selected weight holds NaN or inf, or
+        ``target`` selects no layer (nothing is changed then).
+    TypeError
+        If ``model`` is not a ``torch.nn.Module`` or ``target`` is of another type.
+    """
     rank = check_int("rank", rank, minimum=1)
     names = select_linears(model, target)
     for name in names:  # check every layer before changing any

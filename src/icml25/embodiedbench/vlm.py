@@ -89,8 +89,33 @@ def parse_plan(text: str, n_actions: int) -> tuple[list[int], dict] | None:
 
 
 class VLMPlanner:
-    """Plans by asking a vision-language model through ``client`` (see the module doc);
-    ``sees_image=False``: the language-only planner, which sends no image."""
+    """A planner that asks a vision-language model for the next actions, one request per step.
+
+    Plans by asking a vision-language model through ``client`` (see the module doc);
+    ``sees_image=False``: the language-only planner, which sends no image.
+
+    EmbodiedBench (Yang et al., ICML 2025), Sec. 3.2: each call of ``plan(image, history)``
+    sends the instruction, the action list, the history of actions with the environment's
+    feedback and the first-person image, and returns a :class:`Plan` of the action ids of the
+    model's JSON ``executable_plan``. An invalid answer is replaced by one random action and
+    the plan marked invalid. ``reset(instruction, actions)`` starts an episode; the planner is
+    used by :func:`run_episode`.
+
+    Parameters
+    ----------
+    client : LLMClient
+        The shared OpenAI-compatible client (``icml25.common.llm``) that sends each request,
+        e.g. ``LLMClient.from_endpoint(Endpoint(url, model))``.
+    rng : numpy.random.Generator
+        Draws the one random action that replaces an invalid answer.
+    temperature : float, default 0.0
+        Sampling temperature of each request (0: greedy).
+    max_tokens : int, default 1024
+        Most tokens of each answer.
+    sees_image : bool, default True
+        Whether each request attaches the current image. False is the language-only planner:
+        no image, and the system prompt says so (for a model that reads text only).
+    """
 
     def __init__(
         self,

@@ -161,6 +161,45 @@ def fit(
     loss on all of (X, y) is appended to ``history`` as ``(step, loss)``.
 
     Returns the fitted ``ParticleEnsemble``; its ``predict_proba`` averages the particles.
+
+    Parameters
+    ----------
+    model_fn : callable
+        Takes no argument and builds one ``torch.nn.Module`` mapping ``(n, features)`` inputs
+        to ``(n, C)`` logits; it is called ``particles`` times, under ``seed``, for the
+        initial particles.
+    X : array_like, shape (n, features)
+        Finite training inputs (cast to float32).
+    y : array_like of int, shape (n,)
+        Non-negative integer class labels.
+    particles : int, default 10
+        Number m of particles, ``m >= 1``.
+    rho : float, default 0.03
+        Radius of the sharpness-aware perturbation, ``rho >= 0``; ``0`` is plain SVGD.
+    lr : float, default 0.1
+        Initial step size, ``lr > 0``.
+    steps : int, default 1000
+        Number of update steps (one mini-batch each), ``steps >= 1``.
+    kernel : {"rbf", "function"}, default "rbf"
+        The RBF kernel on the parameters, or on the particles' logits on the current batch.
+    bandwidth : "median" or float, default "median"
+        The kernel's bandwidth: the median heuristic, or a fixed value ``> 0``.
+    batch_size : int or None, default 64
+        Mini-batch size (capped at ``n``); ``None`` uses the full data at every step.
+    schedule : {"cosine", "constant"}, default "cosine"
+        Step-size schedule over the ``steps``.
+    record_every : int or None, default None
+        Record the mean training loss every that many steps (and at the end) in
+        ``history``; ``None`` records nothing.
+    seed : int, default 0
+        Seed of the initial particles and of the mini-batch order.
+
+    Returns
+    -------
+    ParticleEnsemble
+        The fitted particles: ``theta`` ``(m, d)``, ``predict_proba(X)`` ``(n, C)`` (the
+        average of the particles' class probabilities) and ``history``, a list of
+        ``(step, mean training loss)``.
     """
     X, y = _check_data(X, y)
     rho = check_rho(rho)

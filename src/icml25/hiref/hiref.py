@@ -222,29 +222,59 @@ def hiref(
 ):
     """Hierarchical Refinement (Halmos et al., ICML 2025, Algorithm 1): a bijection ``X -> Y``.
 
+    Each level splits every block pair of ``X`` and ``Y`` points in ``r`` co-clusters with a
+    rank-``r`` optimal-transport coupling, so memory stays linear in ``n``; the leaves are
+    finished by an exact assignment.
+
     Parameters
     ----------
-    X, Y : float arrays of the same shape ``(n, d)``: numpy arrays, or torch tensors on any
-        device (the levels then run on that device, the leaves on the CPU, and ``perm`` is a
-        torch tensor on that device). Equal sizes: see the README for ``n_x != n_y``.
-    cost : ``"sqeuclidean"`` (``|x - y|^2``, exact factors ``A B^T`` with ``k = d + 2``) or
+    X, Y : array_like or torch.Tensor, shape (n, d)
+        Finite real arrays of the same shape ``(n, d)``, ``n, d >= 1``: numpy arrays, or torch
+        tensors on any device (the levels then run on that device, the leaves on the CPU, and
+        ``perm`` is a torch tensor on that device). Equal sizes: see the README for
+        ``n_x != n_y``.
+    cost : {"sqeuclidean", "euclidean"}, default "sqeuclidean"
+        ``"sqeuclidean"`` (``|x - y|^2``, exact factors ``A B^T`` with ``k = d + 2``) or
         ``"euclidean"`` (``|x - y|``: adaptive cross approximation of rank ``cost_rank`` in
         both directions, averaged, ``costs.euclidean_factors``; their error on sampled entries
         is in the log; leaves use the exact cost either way). Any other cost given as factors
         ``C = A B^T``: ``hiref_factored``.
-    ranks : the rank schedule ``(r_1, ..., r_k)``; by default ``rank_schedule(n, max_rank=...,
-        leaf_size=..., max_depth=...)``. Leaves get ``ceil(n / prod(ranks))`` points or fewer.
-    gamma, max_iter, min_iter, inner_iter, tol : the low-rank subsolver's step and iterations
-        (``lowrank.lowrank_ot``), used at every level.
-    restarts : the subsolver runs from this many random starts at every level (stacked along
+    ranks : sequence of int or None, default None
+        The rank schedule ``(r_1, ..., r_k)``, each ``r_i >= 2`` and their product at most
+        ``n``; by default (None) ``rank_schedule(n, max_rank=..., leaf_size=...,
+        max_depth=...)``. Leaves get ``ceil(n / prod(ranks))`` points or fewer.
+    max_rank : int, default 4
+        The largest rank ``>= 2`` of the default schedule (used when ``ranks`` is None).
+    leaf_size : int, default 256
+        The largest leaf block ``>= 1`` of the default schedule, where the bijection is
+        finished by an exact assignment (used when ``ranks`` is None).
+    max_depth : int, default 10
+        The most levels ``>= 1`` of the default schedule (used when ``ranks`` is None).
+    gamma : float, default 1.0
+        The low-rank subsolver's mirror-descent step (``lowrank.lowrank_ot``), relative to the
+        gradient's spread, positive; used at every level.
+    max_iter : int, default 200
+        The subsolver's most outer iterations (``>= 1``) at every level.
+    min_iter : int, default 20
+        The subsolver's outer iterations (``>= 0``) before its stopping test.
+    inner_iter : int, default 5
+        The subsolver's Sinkhorn iterations (``>= 1``) per projection.
+    tol : float, default 1e-6
+        The subsolver stops when the relative change of its objective is below ``tol``
+        (positive).
+    restarts : int, default 1
+        The subsolver runs from this many random starts at every level (stacked along
         the batch, so ``restarts`` times the level's work) and each block keeps the coupling
         with the lowest LR objective. 1 (the paper's single start) is the default; 4-8 remove
         most of the excess cost on data sets whose clusters a single start cuts (README).
-    cost_rank : rank of each cross approximation of the Euclidean cost in every block (the
+    cost_rank : int, default 16
+        Rank (``>= 1``) of each cross approximation of the Euclidean cost in every block (the
         factors have ``2 cost_rank`` columns; ignored for ``"sqeuclidean"``, whose factors are
         exact).
-    seed : seeds the subsolver's initialisation; same seed, same output.
-    log : also return a dict: ``ranks``, ``leaf``, per-level ``levels`` (rank, blocks, block
+    seed : int, default 0
+        Seeds the subsolver's initialisation (``>= 0``); same seed, same output.
+    log : bool, default False
+        Also return a dict: ``ranks``, ``leaf``, per-level ``levels`` (rank, blocks, block
         size, seconds, ``iterations`` (the most any block took: each block stops on its own)
         and ``mean_iterations``, converged (every block), ``lr_objective`` of the chosen
         low-rank couplings, ``cost`` of the level's block coupling (squared Euclidean only),
@@ -252,18 +282,26 @@ def hiref(
         factors), ``leaf_seconds``, ``seconds``, ``work`` (an operation count), ``cost``,
         ``dask_depth`` and ``dask_seconds`` (None without a client). Levels solved on Dask
         report the seconds summed over their tasks.
-    client : a ``dask.distributed.Client``, or None (everything in this process). With a
+    client : dask.distributed.Client or None, default None
+        A synchronous ``dask.distributed.Client``, or None (everything in this process). With a
         client, the levels from ``dask_depth`` on and the leaves are Dask tasks, one group of
         blocks each (two groups per worker thread), each group's rows shipped once; each task
         runs torch on one thread, on the CPU. For CPU input, same seed, same permutation as
         without a client when this process also runs torch on one thread
         (``distributed.py``).
-    dask_depth : the number of levels solved here before the hand-off; by default the first
-        depth with at least two blocks per worker thread.
+    dask_depth : int or None, default None
+        The number of levels solved here before the hand-off (from 0 to the number of
+        levels); by default the first depth with at least two blocks per worker thread. Only
+        with a ``client``.
 
     Returns
     -------
-    perm : int64 array ``(n,)``, a permutation: ``X[i]`` is paired with ``Y[perm[i]]``.
+    perm : numpy.ndarray or torch.Tensor, shape (n,)
+        An int64 permutation: ``X[i]`` is paired with ``Y[perm[i]]``; a torch tensor on
+        ``X``'s device when ``X`` is a torch tensor.
+    info : dict
+        Only with ``log=True`` (then the return is ``(perm, info)``): the log described under
+        ``log``.
     """
     begin = time.perf_counter()
     device = X.device if isinstance(X, torch.Tensor) else None

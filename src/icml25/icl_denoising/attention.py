@@ -73,9 +73,40 @@ def _attend(context, query, W_KQ, W_PV, kind: str) -> torch.Tensor:
 def attention_denoise(
     context: np.ndarray, query: np.ndarray, W_KQ: np.ndarray, W_PV: np.ndarray, kind: str
 ) -> np.ndarray:
-    """:func:`attend` on numpy arrays (float64). context (B, L, n), query (B, n) -> (B, n).
+    """Denoise each query with one attention layer over its context, on numpy arrays.
 
-    Arrays that are not numeric, empty, of other shapes or holding NaN or inf are refused."""
+    :func:`attend` on numpy arrays (float64). context (B, L, n), query (B, n) -> (B, n). The
+    query token attends to the ``L`` context tokens only (Smart, Bietti & Sengupta, ICML 2025,
+    Sec. 3): linear attention ``x^ = (1/L) W_PV X X^T W_KQ x~``, softmax attention
+    ``x^ = W_PV X softmax(X^T W_KQ x~)`` (softmax over the ``L`` tokens), ``X`` (n, L) the
+    context of one prompt and ``x~`` its noisy query.
+
+    Arrays that are not numeric, empty, of other shapes or holding NaN or inf are refused.
+
+    Parameters
+    ----------
+    context : numpy.ndarray
+        (B, L, n): for each of B prompts, its L clean context tokens in ``R^n``.
+    query : numpy.ndarray
+        (B, n): the noisy query token ``x~`` of each prompt.
+    W_KQ : numpy.ndarray
+        (n, n): the merged key-query matrix.
+    W_PV : numpy.ndarray
+        (n, n): the merged projection-value matrix.
+    kind : {"linear", "softmax"}
+        Which attention: ``"linear"`` (no softmax, scaled by ``1/L``) or ``"softmax"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (B, n) float64: the denoised estimate ``x^`` of each prompt's clean query.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is unknown, or an array is not numeric, empty, holds NaN or inf, or has a
+        shape other than these.
+    """
     _check_kind(kind)
     context, query = real_array("context", context), real_array("query", query)
     W_KQ, W_PV = real_array("W_KQ", W_KQ), real_array("W_PV", W_PV)

@@ -121,6 +121,46 @@ def adaptive_decode(
     patterns are those the planner meets when it decodes correctly, and ``Decoding.loss`` is the
     model's loss on each position it chose. Logits that are NaN or ``+inf`` (or all ``-inf``) at
     a masked position, and tokens or answers outside the vocabulary, are refused.
+
+    Kim et al. (ICML 2025), Algorithm 1: after step ``i`` of ``steps``,
+    ``round(M_0 (i + 1) / steps)`` of the ``M_0`` masked positions of each row are unmasked,
+    the ones the planner ``strategy`` scores highest.
+
+    Parameters
+    ----------
+    tokens : array_like of int, shape (B, L)
+        Non-empty integer sequences; entries equal to ``mask_id`` are decoded, the others are
+        kept unchanged. Every entry must lie in the vocabulary ``0 .. V - 1``.
+    logits_fn : callable
+        ``logits_fn(tokens (B, L) int64 numpy) -> (B, L, V)`` logits (a numpy array or a torch
+        tensor) over ``V`` tokens including ``mask_id``; called once per step that unmasks
+        something. ``[MASK]`` is excluded before the softmax.
+    mask_id : int
+        The ``[MASK]`` token, ``0 <= mask_id < V``.
+    strategy : {"top_margin", "top_prob", "vanilla"}, default "top_margin"
+        The planner: the largest top-two margin, the largest top probability, or uniformly
+        random masked positions (the MDM's own reverse process).
+    steps : int, default 50
+        Number of reverse steps (``>= 1``).
+    seed : int, default 0
+        Seed (``>= 0``) of the sampler's random numbers: sampled tokens, random ties, the
+        ``vanilla`` order and the Gumbel noise.
+    gumbel : float, default 0.0
+        Scale (``>= 0``, finite) of the annealed Gumbel perturbation of the log-space planner
+        score; 0 is deterministic top-K. Not used by ``vanilla``.
+    answers : array_like of int, shape (B, L), optional
+        The correct sequences for teacher forcing: chosen positions get the answer instead of
+        a sampled token, and ``Decoding.loss`` holds the model's loss there. They must agree
+        with ``tokens`` where those are not masked and hold no ``mask_id``. None (default)
+        samples the tokens.
+
+    Returns
+    -------
+    Decoding
+        ``tokens`` ``(B, L)`` int64, the decoded sequences; ``loss`` ``(B, L)`` float, the
+        cross-entropy of each position at the step it was unmasked (nan at the given positions,
+        and everywhere without ``answers``); ``step`` ``(B, L)`` int, that step (-1 for the
+        given positions).
     """
     arr = np.asarray(tokens)
     if arr.dtype.kind not in "iu" or arr.ndim != 2 or arr.size == 0:

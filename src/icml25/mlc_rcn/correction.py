@@ -110,6 +110,51 @@ def fit_loss_correction(
     ``correction`` is ``"forward"``, ``"backward"`` or ``"none"``; ``l2`` the ridge weight;
     ``seed`` draws the small random start ``W_0 ~ N(0, 0.01^2)``. Warns if L-BFGS stops before
     convergence. The classifier is ``argmax(X @ W.T)`` (:func:`~icml25.mlc_rcn.linear_classifier`).
+
+    The model is ``p(y | x) = softmax(W x)`` with ``W`` (k, d), the multiclass linear classifier
+    of Diakonikolas, Ma, Ren & Tzamos (ICML 2025); the losses are those of Patrini et al.
+    (CVPR 2017): forward ``L = -mean_t log (H^T p(x_t))_{y~_t}``, backward
+    ``L = mean_t (H^{-1} l(x_t))_{y~_t}`` with ``l(x) = -log p(x)``, each plus
+    ``l2 / 2 |W|_F^2``, minimised by L-BFGS-B with closed-form gradients.
+
+    Parameters
+    ----------
+    X : array_like
+        (n, d) finite real features, n >= 1 (add a constant column for offsets, as
+        :func:`~icml25.mlc_rcn.make_rcn_data` does).
+    y_noisy : array_like
+        (n,) integer noisy labels in ``0..k-1``.
+    H : array_like
+        (k, k) row-stochastic noise matrix, k >= 2: ``H[i, j] = P(y~ = j | y = i)``. It must
+        be invertible for ``"backward"``.
+    correction : {"forward", "backward", "none"}, default "forward"
+        The loss: forward correction, backward (unbiased) correction, or plain cross-entropy
+        on the noisy labels.
+    l2 : float, default 1e-4
+        Ridge weight, finite and >= 0; it must be > 0 for ``"backward"`` (unbounded below
+        otherwise).
+    max_iter : int, default 500
+        The most L-BFGS-B iterations, >= 1.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator, default 0
+        Seed of the random start ``W_0 ~ N(0, 0.01^2)`` (anything
+        ``numpy.random.default_rng`` accepts).
+
+    Returns
+    -------
+    CorrectionFit
+        ``W`` (k, d) float64 fitted weights, ``loss`` (the final objective, ridge term
+        included) and ``converged`` (whether L-BFGS-B reported success).
+
+    Raises
+    ------
+    ValueError
+        If an argument has the wrong shape, type or values, ``H`` is singular for
+        ``"backward"``, or ``l2`` is 0 for ``"backward"``.
+
+    Warns
+    -----
+    UserWarning
+        If L-BFGS-B stops before convergence.
     """
     _check_correction(correction)
     H = check_noise_matrix(H)

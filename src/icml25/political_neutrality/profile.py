@@ -31,7 +31,34 @@ def ask(client: LLMClient, prompts: Sequence[SuitePrompt], max_tokens: int = 400
 def technique_profile(
     prompts: Sequence[SuitePrompt], labels: Sequence[str | None]
 ) -> dict[str, dict[str, float]]:
-    """Per family, the share of replies in each category (and ``unjudged``)."""
+    """Per family, the share of replies in each category (and ``unjudged``).
+
+    The technique profile of the paper's output-level evaluation (Fisher, Appel, Park et al.,
+    ICML 2025): for each prompt family of the suite, the fraction of the model's replies that
+    the judge put in each of the six categories of ``JUDGE_LABELS``.
+
+    Parameters
+    ----------
+    prompts : Sequence[SuitePrompt]
+        The prompts that were asked, for instance :func:`build_suite`; only their ``family``
+        is read.
+    labels : Sequence[str or None]
+        One judge label per prompt, in the same order: one of ``JUDGE_LABELS``, or None or
+        ``""`` (a judge answer that could not be used, counted as ``"unjudged"``). Must have
+        the same length as ``prompts``. Other strings are not checked and count in no share.
+
+    Returns
+    -------
+    dict[str, dict[str, float]]
+        For each family of :func:`families` that has at least one prompt (in that order), a
+        dict mapping each of ``JUDGE_LABELS`` and ``"unjudged"`` to its share of the family's
+        replies; with valid labels the shares of one family sum to 1.
+
+    Raises
+    ------
+    ValueError
+        If ``labels`` does not have one entry per prompt.
+    """
     if len(prompts) != len(labels):
         raise ValueError(
             f"labels must have one entry per prompt ({len(prompts)}), got {len(labels)}"

@@ -157,6 +157,43 @@ def rf_ensemble(
     ``chunk * (N + T) * width`` floats; by default about 4 MB, which keeps a batch in cache).
 
     Shapes: X (N, d), y (N,), X_test (T, d) -> Ensemble with predictions (members, T).
+
+    Each member is the ridge (``ridge > 0``) or ridgeless (``ridge = 0``: minimum-norm
+    least squares) fit of its own random features (Dern, Cunningham & Pleiss, ICML 2025,
+    Section 2); see the module docstring for the formulas.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        Finite training inputs; a 1-D array is read as ``N`` inputs of dimension 1.
+    y : array_like, shape (N,)
+        Finite training labels.
+    X_test : array_like, shape (T, d)
+        Finite test inputs with the same ``d`` as ``X`` (1-D: ``T`` inputs of dimension 1).
+    width : int
+        Number of random features ``D`` of each member (``>= 1``); ``D > N`` is the
+        overparameterized regime.
+    members : int
+        Number of independent members ``M`` (``>= 1``).
+    mode : {"relu", "gaussian"}, default "relu"
+        ``"relu"``: ReLU features ``relu(W x~) / sqrt(D)`` with a bias input, weights
+        N(0, I). ``"gaussian"``: Gaussian features whose covariance on the ``N + T`` points is
+        the arc-cosine kernel (Gaussian universality).
+    ridge : float, default 0.0
+        Ridge penalty ``lambda >= 0``; 0 is the ridgeless limit.
+    seed : int, numpy.random.Generator or None, default None
+        Seed of ``numpy.random.default_rng`` for the feature draws; same seed, same output.
+        None draws fresh entropy.
+    chunk : int or None, default None
+        Members drawn and fitted per batch (``>= 1``); None fits as many as hold in about
+        2**19 floats (4 MB).
+
+    Returns
+    -------
+    Ensemble
+        ``predictions`` ``(members, T)``: each member's predictions at ``X_test``; ``mean``
+        ``(T,)``: the ensemble predictor; ``variance`` ``(T,)``: the population variance of
+        the members' predictions.
     """
     X, y, X_test = _check_data(X, y, X_test)
     width = check_int("width", width, minimum=1)

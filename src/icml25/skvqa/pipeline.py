@@ -110,9 +110,37 @@ class Filtered:
 
 
 def apply_filters(items: Sequence[Item], client: LLMClient | None = None) -> Filtered:
-    """The pairs that pass all three filters, in order; with ``client`` the needs-the-image
+    """Keep the question-answer pairs that pass the three SK-VQA filters.
+
+    The pairs that pass all three filters, in order; with ``client`` the needs-the-image
     filter asks the model (document only), else it uses the offline proxy. Duplicates are
-    looked for among the questions about the same image (``Item.image``)."""
+    looked for among the questions about the same image (``Item.image``).
+
+    The filters run in this order (SK-VQA, Su, Luo, Pan et al., ICML 2025, Sec. 3.1):
+    the answer occurs in the document (:func:`answer_in_context`); the question needs the
+    image (:func:`refers_to_image` offline, :func:`answerable_without_image` with a model);
+    no repeated question about the same image (:func:`duplicate_groups`, which embeds the
+    questions with all-MiniLM-L6-v2 when an image has more than one question).
+
+    Parameters
+    ----------
+    items : Sequence[Item]
+        The candidate pairs, each an :class:`Item` (image, context document, question,
+        answer, injected defect). The ``defect`` field is not read. Order is kept, and the
+        first of each group of repeated questions is the one kept.
+    client : LLMClient or None, optional
+        A model to judge the needs-the-image filter: it gets each document and question
+        without the image, and a pair is removed when the model finds the answer. None
+        (default) uses the offline lexical proxy :func:`refers_to_image` instead.
+
+    Returns
+    -------
+    Filtered
+        ``kept``: the list of items that pass all three filters, in input order;
+        ``removed``: a dict of how many items each filter removed, counted in order, with
+        keys ``"answer"``, ``"image"`` and ``"duplicate"`` (they sum to
+        ``len(items) - len(kept)``).
+    """
     items = list(items)
     with_answer = [it for it in items if answer_in_context(it.answer, it.context)]
     if client is None:

@@ -67,13 +67,34 @@ def democratic_process(
 
     Parameters
     ----------
-    n : number of agents ``N = {0, ..., n-1}``.
-    budget : the budget ``B > 0``.
-    levels : utility levels ``l``, tried from the largest to the smallest.
-    costs : cost caps ``x`` given to ``Gen``, tried from the largest to the smallest.
-    disc : ``disc(agents (s,), alpha) -> (s,)`` utilities.
-    gen : ``gen(agents (s,), l, x) -> alpha or None``; ``c(alpha) <= x`` is required.
-    cost : ``cost(alpha) -> c(alpha) >= 0``.
+    n : int
+        Number of agents ``N = {0, ..., n-1}``, ``n >= 1``.
+    budget : float
+        The budget ``B > 0`` (finite). A statement of cost ``c(alpha)`` must be approved by
+        ``ceil(c(alpha) n / B)`` agents (at least one) to be added.
+    levels : sequence of float
+        Utility levels ``l``, tried from the largest to the smallest (non-empty, finite;
+        duplicates are tried once).
+    costs : sequence of float
+        Cost caps ``x`` given to ``Gen``, tried from the largest to the smallest (non-empty,
+        finite; duplicates are tried once).
+    disc : callable
+        The discriminative query: ``disc(agents (s,), alpha) -> (s,)`` utilities of the
+        agents (an int array of agent indices) for statement ``alpha``.
+    gen : callable
+        The generative query: ``gen(agents (s,), l, x) -> alpha or None``, a statement of
+        cost at most ``x`` that many of ``agents`` approve at level ``l``; ``c(alpha) <= x``
+        is required (else ValueError). None ends the search at this level and cap.
+    cost : callable
+        ``cost(alpha) -> c(alpha) >= 0``, the cost of a statement.
+
+    Returns
+    -------
+    Slate
+        The chosen ``statements`` (a list, in the order they were added), ``assignment``
+        ``(n,)`` int (each agent's statement index, -1 if unassigned), ``levels`` ``(k,)``
+        and ``costs`` ``(k,)`` of the ``k`` statements (``costs.sum() <= budget``), and
+        ``disc_utility`` ``(n,)`` (``Disc`` of each agent's statement, nan if unassigned).
     """
     n = check_int("n", n, minimum=1)
     budget = check_real("budget", budget, low=0.0, high=math.inf, low_open=True, high_open=True)

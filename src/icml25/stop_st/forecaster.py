@@ -41,6 +41,41 @@ class STOPForecaster:
     (:mod:`icml25.stop_st.training`); they default to on for STOP and must stay off for the
     baselines, which have no node-to-core messages. ``adjacency`` (N, N) is needed by the GCN.
     ``val_fraction`` of the end of the training array selects the best epoch (0: the last).
+
+    Parameters
+    ----------
+    model : {"stop", "gcn", "backbone"}, default "stop"
+        The network: STOP (backbone plus Context-Aware Units), the GCN baseline (needs an
+        ``adjacency`` in ``fit`` and ``predict``) or the plain per-node MLP backbone.
+    input_len : int, default 12
+        Number of past steps each forecast reads; at least 1.
+    horizon : int, default 12
+        Number of future steps the network predicts; ``predict`` may ask for 1 to
+        ``horizon`` of them.
+    steps_per_day : int, default 24
+        Steps in one day, the period of the learned time-of-day embedding; at least 1.
+    epochs : int, default 20
+        Training epochs; at least 1.
+    batch_size : int, default 32
+        Windows per optimisation step; at least 1.
+    lr : float, default 2e-3
+        Adam learning rate, in (0, 1].
+    perturb : bool or None, default None
+        Message perturbation on or off; None means on for ``"stop"``, off otherwise. Must be
+        off for the baselines.
+    robust : bool or None, default None
+        Robust (distributionally robust) loss on or off; None means on for ``"stop"``, off
+        otherwise. Must be off for the baselines.
+    val_fraction : float, default 0.0
+        Fraction in [0, 1) of the end of the training array held out to pick the epoch with
+        the lowest validation MAE; 0 keeps the last epoch.
+    seed : int, default 0
+        Seed of the weight initialisation, dropout, batch order and perturbation masks.
+    **sizes
+        Other :class:`~icml25.stop_st.model.ModelConfig` fields: ``model_dim`` (32),
+        ``tod_dim`` (16), ``num_layer`` (2), ``kernel_size`` (3), ``cores`` (8), ``heads`` (4),
+        ``hid_dim`` (64), ``dropout`` (0.15), ``cau_dropout`` (0.3),
+        ``mix_heads_across_batch`` (False).
     """
 
     def __init__(

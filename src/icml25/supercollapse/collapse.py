@@ -45,8 +45,32 @@ def normalized_curves(loss, L0: float) -> np.ndarray:
 
 
 def collapse_deviation(ell) -> np.ndarray:
-    """``Delta(x)``: spread of the normalized curves ``l (P, W, X)`` over sizes and seeds,
-    relative to their mean; returns ``(X,)``. A zero mean at some ``x`` is refused."""
+    """``Delta(x)``: spread of the normalized curves over sizes and seeds, relative to their mean.
+
+    ``Delta(x) = sd_{p,w}[l(x, p, w)] / mean_{p,w}[l(x, p, w)]`` (Qiu et al., ICML 2025), the
+    standard deviation a sample one (``ddof = 1``) over the ``P W`` curves pooled. Supercollapse
+    is ``Delta(x)`` below the seed noise floor :func:`noise_floor`.
+
+    Parameters
+    ----------
+    ell : array_like
+        The normalized loss curves ``l`` (P, W, X) of P model sizes and W >= 2 seeds each on a
+        common grid of X fractions ``x`` of the compute-optimal horizon (as
+        :func:`normalized_curves` gives them); finite real numbers, with a nonzero mean over
+        sizes and seeds at every ``x``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``Delta`` (X,), float64: the collapse deviation at each ``x`` (0 where all curves
+        agree).
+
+    Raises
+    ------
+    ValueError
+        If ``ell`` is not a finite (P, W, X) array with W >= 2, or its mean is zero at some
+        ``x``.
+    """
     ell = _curves("l", ell)
     pooled = ell.reshape(-1, ell.shape[-1])  # (P W, X)
     mean = pooled.mean(axis=0)

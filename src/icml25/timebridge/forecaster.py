@@ -99,7 +99,9 @@ class _WindowNorm(torch.nn.Module):
 
 
 class TimeBridgeForecaster:
-    """Multivariate forecaster: ``fit(y)`` on a (T, N) history, ``predict(horizon)`` the next
+    """Forecast several series at once with TimeBridge or the DLinear baseline.
+
+    Multivariate forecaster: ``fit(y)`` on a (T, N) history, ``predict(horizon)`` the next
     ``horizon <= self.horizon`` steps (horizon, N) after the history (or after a new ``y``).
 
     ``model="timebridge"`` (``ca_layers = 0``: the ablation without Cointegrated Attention;
@@ -107,6 +109,66 @@ class TimeBridgeForecaster:
     applies to DLinear only (TimeBridge always normalises its windows). ``loss=None`` trains
     each model with its own loss (time-frequency for TimeBridge, MSE for DLinear);
     ``"time_frequency"`` or ``"mse"`` overrides it.
+
+    Parameters
+    ----------
+    input_len : int, default 192
+        Length I of each input window, ``>= 1``; for TimeBridge a multiple of ``patch_len``.
+    horizon : int, default 96
+        Length H of the forecast the network is trained for, ``>= 1``; ``predict`` can ask for
+        any ``horizon`` up to it.
+    model : {"timebridge", "dlinear"}, default "timebridge"
+        The network: TimeBridge, or the DLinear baseline.
+    patch_len : int, default 24
+        Length of each patch (token) of an input window (TimeBridge only).
+    d_model : int, default 64
+        Width of the tokens, a multiple of ``n_heads`` (TimeBridge only).
+    n_heads : int, default 4
+        Number of attention heads (TimeBridge only).
+    d_ff : int, default 128
+        Hidden width of each block's feed-forward layer (TimeBridge only).
+    ia_layers : int, default 1
+        Number of Integrated Attention layers (within each series), ``>= 0``.
+    ps_layers : int, default 1
+        Number of patch-sampling layers (``input_len / patch_len`` patches down to
+        ``sampled_patches``), ``>= 0``.
+    sampled_patches : int, default 4
+        Number of patches after patch sampling, ``>= 1``.
+    ca_layers : int, default 1
+        Number of Cointegrated Attention layers (across series), ``>= 0``; ``0`` is the
+        ablation without it.
+    stable_len : int, default 6
+        Window of the causal moving average that period normalisation subtracts, at most
+        ``d_model``.
+    period_norm : bool, default True
+        Compute Integrated Attention's queries and keys from period-normalised tokens;
+        ``False`` uses the raw tokens.
+    period_norm_axis : {"feature", "patch"}, default "feature"
+        Axis of the moving average: each token's features (the official code) or the same
+        feature over the last ``stable_len`` patches.
+    instance_norm : bool, default True
+        Normalise each input window per series around DLinear (DLinear only; TimeBridge always
+        does).
+    alpha : float, default 0.35
+        Weight in ``[0, 1]`` of the frequency term of the time-frequency loss.
+    loss : {None, "time_frequency", "mse"}, default None
+        Training loss; ``None`` takes the model's own (time-frequency for TimeBridge, MSE
+        for DLinear).
+    steps : int, default 1000
+        Cap on the number of Adam updates, ``>= 1``.
+    batch_size : int, default 32
+        Number of training windows per update, ``>= 1``.
+    val_fraction : float, default 0.125
+        Fraction in ``[0, 0.5]`` of the end of the series held out for validation and early
+        stopping; ``0`` trains without validation.
+    eval_every : int, default 50
+        Updates between two validation evaluations, ``>= 1``.
+    patience : int, default 5
+        Evaluations without a new lowest validation MSE after which training stops, ``>= 1``.
+    lr : float, default 1e-3
+        Initial Adam learning rate in ``(0, 1]``, decayed by a cosine schedule.
+    seed : int, default 0
+        Seed of the network's initial weights and of the batch draws, ``>= 0``.
     """
 
     def __init__(
