@@ -30,7 +30,14 @@ WEIGHTS_FILE = "weights/apt_default.npz"
 
 
 def default_weights() -> dict:
-    """The shipped weights: the adversarial seed-0 model of the default reproduction."""
+    """The shipped weights: the adversarial seed-0 model of the default reproduction.
+
+    Returns
+    -------
+    dict
+        ``{"config": dict, "state": {name: float32 array}}``, as :func:`read_weights` gives,
+        for ``APTClassifier(weights=...)`` or :func:`load_model`.
+    """
     return read_weights(resources.files("icml25.apt_tabular").joinpath(WEIGHTS_FILE).read_bytes())
 
 
@@ -68,15 +75,30 @@ class APTClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    weights : dict from :func:`~icml25.apt_tabular.pretrain` (or ``read_weights``), or None for
-        the shipped default weights.
-    max_context : most training rows used as the context.
-    subsample : if True, a larger training set is subsampled to ``max_context`` rows; if False,
+    weights : dict, optional
+        Weights dict from :func:`~icml25.apt_tabular.pretrain` (or ``read_weights``), or None
+        for the shipped default weights.
+    max_context : int, default 1024
+        Most training rows used as the context (at least 2).
+    subsample : bool, default False
+        If True, a larger training set is subsampled to ``max_context`` rows; if False,
         it raises ``ValueError``.
-    categorical_features : indices of categorical columns (ordinal-encoded), or None.
-    batch_size : test rows per forward pass (test rows do not interact: the result does not
+    categorical_features : list of int, optional
+        Indices of categorical columns (ordinal-encoded), or None.
+    batch_size : int, default 512
+        Test rows per forward pass (test rows do not interact: the result does not
         depend on it).
-    random_state : seed of the subsampling and of the projection of wide inputs.
+    random_state : int, numpy.random.Generator or None, default 0
+        Seed of the subsampling and of the projection of wide inputs.
+
+    Attributes
+    ----------
+    classes_ : numpy.ndarray, shape (n_classes,)
+        The sorted class labels seen by ``fit``.
+    X_context_ : numpy.ndarray, shape (n_context, F)
+        The encoded training rows used as the context (``F <= d_patch``).
+    y_context_ : numpy.ndarray of int, shape (n_context,)
+        The context rows' class indices into ``classes_``.
     """
 
     def __init__(

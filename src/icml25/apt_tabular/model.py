@@ -38,7 +38,34 @@ HEAD_CLASSES = 10
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Sizes of :class:`APT`; ``readout`` is ``"mixture"`` (the paper) or ``"head"`` (control)."""
+    """Sizes of :class:`APT`; ``readout`` is ``"mixture"`` (the paper) or ``"head"`` (control).
+
+    Parameters
+    ----------
+    n_blocks : int, default 3
+        Number of transformer blocks.
+    d_model : int, default 64
+        Width of the row embeddings; a multiple of ``n_heads``.
+    n_heads : int, default 4
+        Attention heads (also the heads of the mixture block).
+    d_ff : int, default 128
+        Hidden width of the MLPs.
+    d_patch : int, default 100
+        Features per embedding patch; wider inputs are split into summed patches.
+    readout : {"mixture", "head"}, default "mixture"
+        Mixture block over training rows, or a fixed 10-way softmax head.
+    temperature : float, default 0.2
+        Temperature of the relaxed Bernoulli gates in training, > 0.
+    gate_quantile : float, default 0.3
+        Row quantile of the gate similarities below which a gate is closed at inference,
+        in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``readout`` is unknown, a size is below 1, ``temperature`` or ``gate_quantile``
+        is out of range, or ``d_model`` is not a multiple of ``n_heads``.
+    """
 
     n_blocks: int = 3
     d_model: int = 64
@@ -91,7 +118,14 @@ class _Block(nn.Module):
 
 
 class MixtureBlock(nn.Module):
-    """Sec. 3.2: gated attention of test rows over training rows, averaged over heads."""
+    """Sec. 3.2: gated attention of test rows over training rows, averaged over heads.
+
+    Parameters
+    ----------
+    c : ModelConfig
+        Sizes (``d_model``, ``d_ff``, ``n_heads``) and the gates' ``temperature`` and
+        ``gate_quantile``.
+    """
 
     def __init__(self, c: ModelConfig):
         super().__init__()
@@ -144,7 +178,15 @@ class APT(nn.Module):
     """The network. ``forward(x, y_train)``: ``x`` ``(B, n, F)`` standardised features, the first
     ``n_train = y_train.shape[1]`` rows labelled by ``y_train`` ``(B, n_train)`` in
     ``[0, n_classes)``; returns class probabilities ``(B, n - n_train, n_classes)`` (mixture:
-    ``n_classes = max label + 1`` or the given ``n_classes``; head: 10)."""
+    ``n_classes = max label + 1`` or the given ``n_classes``; head: 10).
+
+    Parameters
+    ----------
+    config : ModelConfig
+        The network's sizes and read-out.
+    seed : int, default 0
+        Seed of the weight initialisation (torch's global generator is forked and restored).
+    """
 
     def __init__(self, config: ModelConfig, seed: int = 0):
         super().__init__()

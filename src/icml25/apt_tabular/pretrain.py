@@ -25,7 +25,41 @@ from icml25.common.validate import check_int, check_real
 
 @dataclass(frozen=True)
 class PretrainConfig:
-    """Pre-training settings; ``seed`` fixes the model's initialisation and every draw."""
+    """Pre-training settings; ``seed`` fixes the model's initialisation and every draw.
+
+    Parameters
+    ----------
+    model : ModelConfig, default ModelConfig()
+        Sizes of the network.
+    steps : int, default 1000
+        Optimiser steps (at least 1).
+    batch_size : int, default 8
+        Synthetic datasets per step.
+    n_adversarial : int, default 2
+        Datasets per batch from trainable (adversarial) makers, in ``[0, batch_size]``.
+    n_rows : int, default 200
+        Rows per synthetic dataset (at least 4).
+    train_fraction : float, default 0.75
+        Share of the rows used as the labelled context; must leave 2 or more training rows
+        and one test row.
+    max_features : int, default 30
+        Most features of a maker's dataset (at least 2).
+    max_classes : int, default 10
+        Most classes of a maker's dataset, and the model's ``n_classes`` in training.
+    lr : float, default 1e-3
+        AdamW learning rate of the model (cosine schedule with 5% warm-up), > 0.
+    adversary_lr : float, default 1e-2
+        AdamW learning rate of the adversarial makers' gradient ascent, > 0.
+    reset_every : int, default 100
+        Steps after which the adversarial makers are redrawn.
+    seed : int, default 0
+        Seed of the initialisation and every draw (non-negative).
+
+    Raises
+    ------
+    ValueError
+        If a setting is out of range or ``model`` is not a ModelConfig.
+    """
 
     model: ModelConfig = field(default_factory=ModelConfig)
     steps: int = 1000
@@ -73,8 +107,24 @@ def class_loss(probs: torch.Tensor, y_test: torch.Tensor, eps: float = 1e-4) -> 
 
 
 def pretrain(config: PretrainConfig) -> dict:
-    """Pre-train a model; returns weights ``{"config": dict, "state": {name: float32 array},
-    "losses": per-step losses}`` for :class:`~icml25.apt_tabular.APTClassifier`."""
+    """Pre-train a model; returns weights for :class:`~icml25.apt_tabular.APTClassifier`.
+
+    Parameters
+    ----------
+    config : PretrainConfig
+        The pre-training settings.
+
+    Returns
+    -------
+    dict
+        Weights ``{"config": dict, "state": {name: float32 array}, "losses": per-step
+        losses}``; ``losses`` is a float array of shape (steps,).
+
+    Raises
+    ------
+    TypeError
+        If ``config`` is not a PretrainConfig.
+    """
     if not isinstance(config, PretrainConfig):
         raise TypeError(f"config must be a PretrainConfig, got {type(config).__name__}")
     c = config
@@ -124,7 +174,23 @@ def _state(model: APT) -> dict[str, np.ndarray]:
 
 
 def load_model(weights: dict) -> APT:
-    """The :class:`APT` network of ``weights`` (as returned by :func:`pretrain`), in eval mode."""
+    """The :class:`APT` network of ``weights`` (as returned by :func:`pretrain`), in eval mode.
+
+    Parameters
+    ----------
+    weights : dict
+        A dict with ``"config"`` (ModelConfig fields) and ``"state"`` (parameter arrays).
+
+    Returns
+    -------
+    APT
+        The network with these parameters, in eval mode.
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` is not a dict with ``"config"`` and ``"state"``.
+    """
     if not isinstance(weights, dict) or "config" not in weights or "state" not in weights:
         raise ValueError("weights must be a dict with 'config' and 'state', as pretrain returns")
     model = APT(ModelConfig(**weights["config"]))
@@ -133,7 +199,21 @@ def load_model(weights: dict) -> APT:
 
 
 def save_weights(weights: dict, path) -> None:
-    """Write ``weights`` to ``path`` as a ``.npz`` (float32 arrays, the config as JSON text)."""
+    """Write ``weights`` to ``path`` as a ``.npz`` (float32 arrays, the config as JSON text).
+
+    Parameters
+    ----------
+    weights : dict
+        A dict with ``"config"`` and ``"state"``, as :func:`pretrain` returns (other keys,
+        such as ``"losses"``, are not written).
+    path : str, pathlib.Path or file-like
+        Destination, as ``numpy.savez_compressed`` takes it.
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` is not a dict with ``"config"`` and ``"state"``.
+    """
     import json
 
     if not isinstance(weights, dict) or "config" not in weights or "state" not in weights:
@@ -143,7 +223,18 @@ def save_weights(weights: dict, path) -> None:
 
 
 def read_weights(source) -> dict:
-    """Read weights written by :func:`save_weights` (a path or bytes)."""
+    """Read weights written by :func:`save_weights` (a path or bytes).
+
+    Parameters
+    ----------
+    source : str, pathlib.Path, file-like or bytes
+        The ``.npz`` file, or its contents.
+
+    Returns
+    -------
+    dict
+        ``{"config": dict, "state": {name: float32 array}}``.
+    """
     import json
 
     if isinstance(source, bytes):

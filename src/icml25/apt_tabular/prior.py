@@ -64,6 +64,29 @@ class DataMaker(nn.Module):
     long in ``[0, K)``; gradients flow from ``x`` to the MLP's weights (the labels, being
     quantile bins, carry none). Refused: ``max_features < 2``, fewer than 2 classes,
     ``min_classes > max_classes``, widths whose weight matrices exceed 2**31 entries.
+
+    Parameters
+    ----------
+    generator : torch.Generator
+        Source of the maker's random structure and weights.
+    max_features : int, default 30
+        Most features ``f`` (drawn in ``[2, max_features]``).
+    min_classes : int, default 2
+        Fewest classes ``K`` when ``n_classes`` is None.
+    max_classes : int, default 10
+        Most classes ``K`` when ``n_classes`` is None.
+    n_classes : int, optional
+        A fixed number of classes (at least 2) instead of a draw.
+    balanced_classes : bool, default False
+        Cut the target at its empirical quantiles (equal class counts) rather than at
+        Gaussian cuts.
+
+    Raises
+    ------
+    TypeError
+        If ``generator`` is not a torch.Generator.
+    ValueError
+        If a size is out of range or too large.
     """
 
     def __init__(
@@ -195,7 +218,27 @@ def gaussian_cut_levels(values: torch.Tensor, cuts: torch.Tensor) -> torch.Tenso
 def quantile_classes(target: torch.Tensor, n_classes: int) -> torch.Tensor:
     """Discretise ``target`` ``(n,)`` into ``n_classes`` bins of equal counts (ties broken by
     order), so that every class appears when ``n >= n_classes``. ``target`` must be a finite
-    vector, ``n_classes`` an integer ``>= 1``."""
+    vector, ``n_classes`` an integer ``>= 1``.
+
+    Parameters
+    ----------
+    target : torch.Tensor, shape (n,)
+        Finite values to discretise.
+    n_classes : int
+        Number of bins (at least 1).
+
+    Returns
+    -------
+    torch.Tensor of int64, shape (n,)
+        Class of each value in ``[0, n_classes)``, increasing with the value.
+
+    Raises
+    ------
+    TypeError
+        If ``target`` is not a 1-d torch tensor.
+    ValueError
+        If ``target`` holds NaN or inf or ``n_classes`` is below 1.
+    """
     if not isinstance(target, torch.Tensor) or target.ndim != 1:
         raise TypeError("target must be a 1-d torch tensor")
     if target.is_floating_point() and not torch.isfinite(target).all():
@@ -215,7 +258,34 @@ def make_batch(
     """Sample one dataset from each maker and stack them: ``x`` ``(B, n_rows, F)`` (features
     standardised by the first ``n_train`` rows, zero-padded to the widest ``F``) and ``y``
     ``(B, n_rows)``. Each dataset's rows are shuffled, so the first ``n_train`` are a random
-    training split. Refused: no makers, ``n_train`` outside ``[2, n_rows]``."""
+    training split. Refused: no makers, ``n_train`` outside ``[2, n_rows]``.
+
+    Parameters
+    ----------
+    makers : list of DataMaker
+        One maker per dataset of the batch (``B = len(makers)``).
+    n_rows : int
+        Rows per dataset (at least 2).
+    n_train : int
+        Training rows per dataset, in ``[2, n_rows]``.
+    generator : torch.Generator
+        Source of the samples and the shuffles.
+
+    Returns
+    -------
+    x : torch.Tensor, shape (B, n_rows, F)
+        Standardised features, zero-padded to the widest maker's ``F``.
+    y : torch.Tensor of int64, shape (B, n_rows)
+        Class labels.
+
+    Raises
+    ------
+    ValueError
+        If ``makers`` is empty or holds a non-DataMaker, or ``n_rows``/``n_train`` is out of
+        range.
+    TypeError
+        If ``generator`` is not a torch.Generator.
+    """
     if not makers or not all(isinstance(m, DataMaker) for m in makers):
         raise ValueError("makers must be a non-empty list of DataMaker")
     check_int("n_rows", n_rows, minimum=2)
@@ -241,7 +311,31 @@ def synthetic_task(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """One held-out task from the same prior with ``n_classes`` balanced classes (cut at the
     target's quantiles, so that chance is ``1 / n_classes``): ``x`` ``(n_rows, f)``, ``y``
-    ``(n_rows,)``, rows in random order. ``n_classes`` and ``n_rows`` must be at least 2."""
+    ``(n_rows,)``, rows in random order. ``n_classes`` and ``n_rows`` must be at least 2.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the task's maker and rows.
+    n_classes : int
+        Number of balanced classes (at least 2).
+    n_rows : int
+        Number of rows (at least 2).
+    max_features : int, default 30
+        Most features ``f`` of the task (drawn in ``[2, max_features]``).
+
+    Returns
+    -------
+    x : torch.Tensor, shape (n_rows, f)
+        Features (some columns integer or categorical levels).
+    y : torch.Tensor of int64, shape (n_rows,)
+        Class labels in ``[0, n_classes)``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is below 2 or the task would be too large.
+    """
     check_int("n_classes", n_classes, minimum=2)
     check_int("n_rows", n_rows, minimum=2)
     check_int("max_features", max_features, minimum=2)

@@ -41,7 +41,26 @@ __all__ = ["attack", "margin"]
 
 def margin(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """``z_y - max_{k != y} z_k`` per sample: (B, K), (B,) -> (B,); negative = misclassified.
-    Refuses non-finite logits, fewer than 2 classes and labels outside ``[0, K)``."""
+
+    Refuses non-finite logits, fewer than 2 classes and labels outside ``[0, K)``.
+
+    Parameters
+    ----------
+    logits : torch.Tensor, shape (B, K)
+        Finite float logits ``z``, ``K >= 2``.
+    y : torch.Tensor of int, shape (B,)
+        True labels in ``[0, K)``.
+
+    Returns
+    -------
+    torch.Tensor, shape (B,)
+        The margin of each sample; negative where the argmax is not ``y``.
+
+    Raises
+    ------
+    ValueError
+        If ``logits`` or ``y`` is malformed as described above.
+    """
     if not isinstance(logits, torch.Tensor) or logits.dim() != 2 or not logits.is_floating_point():
         raise ValueError(
             f"logits must be a float tensor (B, K), got {getattr(logits, 'shape', logits)!r}"
@@ -138,22 +157,53 @@ def attack(
 
     Parameters
     ----------
-    model : classifier, ``logits = model(images)`` with images (B, C, H, W) in ``[-1, 1]`` and
+    model : callable
+        Classifier, ``logits = model(images)`` with images (B, C, H, W) in ``[-1, 1]`` and
         logits (B, K); put any input normalisation inside it.
-    denoiser : ``eps = denoiser(x_t, t)`` (see ``icml25.common.diffusion``), or a
+    denoiser : callable or TrainedDDPM
+        ``eps = denoiser(x_t, t)`` (see ``icml25.common.diffusion``), or a
         ``TrainedDDPM`` (its schedule is then used).
-    x : clean images (B, C, H, W) in ``[-1, 1]``; ``y`` : their true labels (B,).
-    t_star : the step ``t*`` in ``[0, T)`` the image is noised to.
-    steps : number of DDIM reverse steps from ``t*`` to 0 (default ``t* + 1``: every step).
-    lr, c_adv, c_rec, kappa, xt_reg, inner_steps, radius : as in the module docstring
-        (``inner_steps`` gradient steps on ``x_t`` per reverse step).
-    schedule : the denoiser's noise schedule (default: that of a ``TrainedDDPM``, else T = 100).
-    mask : optional (B or 1, 1 or C, H, W), 1 where the clean image is kept (regional attack).
-    seed : seeds the noise of step 1.
+    x : torch.Tensor, shape (B, C, H, W)
+        Clean images in ``[-1, 1]``.
+    y : torch.Tensor of int, shape (B,)
+        Their true labels.
+    t_star : int, default 20
+        The step ``t*`` in ``[0, T)`` the image is noised to.
+    steps : int, optional
+        Number of DDIM reverse steps from ``t*`` to 0 (default ``t* + 1``: every step).
+    lr : float, default 0.01
+        Step size on ``x_t`` (decayed as ``lr sqrt(abar_t / abar_0)``), > 0.
+    c_adv : float, default 1.0
+        Weight of the adversarial term, >= 0.
+    c_rec : float, default 1.0
+        Weight of the reconstruction term ``||x_0 - x0_hat||^2``, >= 0.
+    kappa : float, default -40.0
+        Adversarial confidence: the target margin (the official ``const``).
+    xt_reg : float, default 0.01
+        Weight ``lambda`` of the anchor ``||x_t - x_t^orig||^2`` (``coef_xt_reg``), >= 0.
+    inner_steps : int, default 1
+        Gradient steps on ``x_t`` per reverse step (0: plain DDIM reconstruction).
+    radius : float, default 0.5
+        Each step is clipped to ``x_t^orig ± radius``, > 0.
+    schedule : NoiseSchedule, optional
+        The denoiser's noise schedule (default: that of a ``TrainedDDPM``, else T = 100).
+    mask : torch.Tensor, optional
+        Shape (B or 1, 1 or C, H, W), 1 where the clean image is kept (regional attack).
+    seed : int, default 0
+        Seeds the noise of step 1.
 
     Returns
     -------
-    (B, C, H, W) adversarial images in ``[-1, 1]``.
+    torch.Tensor, shape (B, C, H, W)
+        Adversarial images in ``[-1, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is not finite images in ``[-1, 1]``, ``y`` or ``mask`` is malformed, or a
+        number is out of range.
+    TypeError
+        If ``model`` or ``denoiser`` is not callable or ``schedule`` not a NoiseSchedule.
     """
     net, schedule = _unpack(denoiser, schedule)
     _check_inputs(model, x, y, mask)

@@ -33,9 +33,40 @@ def pgd_linf(
     random_start: bool = True,
     seed: int = 0,
 ) -> torch.Tensor:
-    """Untargeted PGD-Linf on the cross-entropy: (B, C, H, W) images in ``[-1, 1]`` ->
-    adversarial images with ``||x_adv - x||_inf <= epsilon``; ``alpha`` defaults to
-    ``2.5 epsilon / steps``."""
+    """Untargeted PGD-Linf on the cross-entropy.
+
+    (B, C, H, W) images in ``[-1, 1]`` -> adversarial images with
+    ``||x_adv - x||_inf <= epsilon``; ``alpha`` defaults to ``2.5 epsilon / steps``.
+
+    Parameters
+    ----------
+    model : callable
+        Classifier, ``logits = model(images)``.
+    x : torch.Tensor, shape (B, C, H, W)
+        Clean images in ``[-1, 1]``.
+    y : torch.Tensor of int, shape (B,)
+        Their true labels.
+    epsilon : float
+        Radius of the L-infinity ball, in ``[0, 2]``.
+    steps : int, default 20
+        Number of signed-gradient steps.
+    alpha : float, optional
+        Step size (default ``2.5 epsilon / steps``).
+    random_start : bool, default True
+        Start from a uniform random point of the ball.
+    seed : int, default 0
+        Seed of the random start.
+
+    Returns
+    -------
+    torch.Tensor, shape (B, C, H, W)
+        Adversarial images in ``[-1, 1]`` within ``epsilon`` of ``x``.
+
+    Raises
+    ------
+    ValueError
+        If the images or labels are malformed or a number is out of range.
+    """
     _check_inputs(model, x, y, None)
     check_real("epsilon", epsilon, low=0.0, high=2.0)
     check_int("steps", steps, minimum=1)
@@ -67,8 +98,39 @@ def pixel_attack(
     c_rec: float = 1.0,
     kappa: float = -40.0,
 ) -> torch.Tensor:
-    """DiffAdvMAP's loss minimised in pixel space by ``steps`` gradient steps of size ``lr``,
-    each clipped to ``[-1, 1]``: (B, C, H, W) -> (B, C, H, W)."""
+    """DiffAdvMAP's loss minimised in pixel space by ``steps`` gradient steps of size ``lr``.
+
+    Each step is clipped to ``[-1, 1]``: (B, C, H, W) -> (B, C, H, W).
+
+    Parameters
+    ----------
+    model : callable
+        Classifier, ``logits = model(images)``.
+    x : torch.Tensor, shape (B, C, H, W)
+        Clean images in ``[-1, 1]``.
+    y : torch.Tensor of int, shape (B,)
+        Their true labels.
+    steps : int, default 20
+        Number of gradient steps.
+    lr : float, default 0.01
+        Step size, > 0.
+    c_adv : float, default 1.0
+        Weight of the adversarial term ``(kappa - margin)^2``, >= 0.
+    c_rec : float, default 1.0
+        Weight of the reconstruction term ``||x - x_0||^2``, >= 0.
+    kappa : float, default -40.0
+        Adversarial confidence: the target margin.
+
+    Returns
+    -------
+    torch.Tensor, shape (B, C, H, W)
+        Adversarial images in ``[-1, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If the images or labels are malformed or a number is out of range.
+    """
     _check_inputs(model, x, y, None)
     check_int("steps", steps, minimum=1)
     check_real("lr", lr, low=0.0, high=math.inf, low_open=True, high_open=True)

@@ -21,6 +21,22 @@ __all__ = ["MLP", "SmallCNN", "accuracy", "train_classifier"]
 
 
 class SmallCNN(nn.Module):
+    """Three 3x3 convolutions (the last two of stride 2), global average pooling, a linear head.
+
+    Any image size: images (B, channels, H, W) -> logits (B, classes).
+
+    Parameters
+    ----------
+    channels : int, default 1
+        Input channels ``C``.
+    classes : int, default 10
+        Number of output logits ``K``.
+    width : int, default 16
+        Channels of the first convolution (the others have ``2 width``).
+    seed : int, default 0
+        Seed of the initialisation (torch's global generator is forked and restored).
+    """
+
     def __init__(self, channels: int = 1, classes: int = 10, width: int = 16, seed: int = 0):
         for name, value in (("channels", channels), ("classes", classes), ("width", width)):
             check_int(name, value, minimum=1)
@@ -47,6 +63,20 @@ class SmallCNN(nn.Module):
 
 
 class MLP(nn.Module):
+    """Two hidden ReLU layers on the flattened image: (B, ...) -> logits (B, classes).
+
+    Parameters
+    ----------
+    inputs : int, default 64
+        Number of values of a flattened image (64 for 8 x 8 digits).
+    classes : int, default 10
+        Number of output logits ``K``.
+    hidden : int, default 128
+        Width of both hidden layers.
+    seed : int, default 0
+        Seed of the initialisation (torch's global generator is forked and restored).
+    """
+
     def __init__(self, inputs: int = 64, classes: int = 10, hidden: int = 128, seed: int = 0):
         for name, value in (("inputs", inputs), ("classes", classes), ("hidden", hidden)):
             check_int(name, value, minimum=1)
@@ -78,8 +108,41 @@ def train_classifier(
     pgd_steps: int = 5,
     seed: int = 0,
 ) -> nn.Module:
-    """Train ``model`` in place on images (N, C, H, W) and labels (N,); returns it in eval mode
-    with its parameters frozen."""
+    """Train ``model`` in place on images (N, C, H, W) and labels (N,).
+
+    Returns it in eval mode with its parameters frozen.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        Classifier, ``logits = model(images)``; trained in place.
+    x : torch.Tensor, shape (N, C, H, W)
+        Finite training images (in ``[-1, 1]`` when ``pgd_epsilon > 0``).
+    y : torch.Tensor of int, shape (N,)
+        Training labels.
+    epochs : int, default 30
+        Passes over the data.
+    batch_size : int, default 64
+        Mini-batch size.
+    lr : float, default 3e-3
+        Adam learning rate.
+    pgd_epsilon : float, default 0.0
+        PGD-Linf radius of adversarial training, in ``[0, 2]`` (0: plain training).
+    pgd_steps : int, default 5
+        PGD steps per mini-batch when ``pgd_epsilon > 0``.
+    seed : int, default 0
+        Seed of the batch order and the PGD starts.
+
+    Returns
+    -------
+    torch.nn.Module
+        The same ``model``, in eval mode with ``requires_grad`` off.
+
+    Raises
+    ------
+    ValueError
+        If the images or labels are malformed or a number is out of range.
+    """
     _check_images("x", x)
     _check_labels(y, len(x))
     check_int("epochs", epochs, minimum=1)
@@ -106,7 +169,27 @@ def train_classifier(
 
 @torch.no_grad()
 def accuracy(model, x: torch.Tensor, y: torch.Tensor) -> float:
-    """The fraction of images (N, ...) whose argmax logit is their label (N,)."""
+    """The fraction of images (N, ...) whose argmax logit is their label (N,).
+
+    Parameters
+    ----------
+    model : callable
+        Classifier, ``logits = model(images)`` of shape (N, K).
+    x : torch.Tensor, shape (N, ...)
+        Finite images.
+    y : torch.Tensor of int, shape (N,)
+        Their labels in ``[0, K)``.
+
+    Returns
+    -------
+    float
+        Accuracy in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If the images or labels are malformed or a label is ``>= K``.
+    """
     _check_images("x", x)
     _check_labels(y, len(x))
     logits = model(x)  # (N, K)

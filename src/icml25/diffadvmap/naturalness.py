@@ -33,7 +33,31 @@ __all__ = [
 def train_discriminator(
     clean: torch.Tensor, fake: torch.Tensor, *, epochs: int = 20, width: int = 16, seed: int = 0
 ) -> SmallCNN:
-    """A CNN telling ``fake`` (label 1) from ``clean`` (label 0), both (N, C, H, W)."""
+    """A CNN telling ``fake`` (label 1) from ``clean`` (label 0), both (N, C, H, W).
+
+    Parameters
+    ----------
+    clean : torch.Tensor, shape (N_c, C, H, W)
+        Clean images (label 0).
+    fake : torch.Tensor, shape (N_f, C, H, W)
+        Attacked images of the same image shape (label 1).
+    epochs : int, default 20
+        Training epochs (:func:`~icml25.diffadvmap.train_classifier`).
+    width : int, default 16
+        Width of the :class:`~icml25.diffadvmap.SmallCNN`.
+    seed : int, default 0
+        Seed of the initialisation and the batch order.
+
+    Returns
+    -------
+    SmallCNN
+        The trained two-class discriminator, in eval mode.
+
+    Raises
+    ------
+    ValueError
+        If the batches are empty, not finite 4-D images or of different image shapes.
+    """
     _check_pair(clean, fake)
     x = torch.cat([clean, fake])  # (N_c + N_f, C, H, W)
     y = torch.cat([torch.zeros(len(clean)), torch.ones(len(fake))]).long()
@@ -43,7 +67,27 @@ def train_discriminator(
 
 @torch.no_grad()
 def detection_auc(discriminator, clean: torch.Tensor, fake: torch.Tensor) -> float:
-    """ROC AUC of the discriminator's fake-logit margin, clean (0) against fake (1)."""
+    """ROC AUC of the discriminator's fake-logit margin, clean (0) against fake (1).
+
+    Parameters
+    ----------
+    discriminator : callable
+        Two-class classifier, e.g. from :func:`train_discriminator`.
+    clean : torch.Tensor, shape (N_c, C, H, W)
+        Held-out clean images.
+    fake : torch.Tensor, shape (N_f, C, H, W)
+        Held-out attacked images.
+
+    Returns
+    -------
+    float
+        AUC in ``[0, 1]``; 0.5 means it cannot tell them apart.
+
+    Raises
+    ------
+    ValueError
+        If the batches are empty, not finite 4-D images or of different image shapes.
+    """
     _check_pair(clean, fake)
     scores = [(discriminator(x)[:, 1] - discriminator(x)[:, 0]).numpy() for x in (clean, fake)]
     labels = np.r_[np.zeros(len(clean)), np.ones(len(fake))]
@@ -51,8 +95,25 @@ def detection_auc(discriminator, clean: torch.Tensor, fake: torch.Tensor) -> flo
 
 
 def nearest_neighbour_distance(features: np.ndarray, reference: np.ndarray) -> float:
-    """Mean over rows of ``features`` (n, d) of the distance to the nearest row of
-    ``reference`` (m, d)."""
+    """Mean over rows of ``features`` (n, d) of the distance to the nearest row of ``reference``.
+
+    Parameters
+    ----------
+    features : numpy.ndarray, shape (n, d)
+        Finite query features.
+    reference : numpy.ndarray, shape (m, d)
+        Finite features of the data set.
+
+    Returns
+    -------
+    float
+        Mean Euclidean nearest-neighbour distance.
+
+    Raises
+    ------
+    ValueError
+        If an array is not finite and 2-D, is empty, or the widths differ.
+    """
     _check_clouds(("features", features), ("reference", reference), rows=1)
     d2 = (
         (features**2).sum(1)[:, None] + (reference**2).sum(1)[None] - 2 * features @ reference.T
@@ -61,7 +122,25 @@ def nearest_neighbour_distance(features: np.ndarray, reference: np.ndarray) -> f
 
 
 def frechet_distance(a: np.ndarray, b: np.ndarray) -> float:
-    """Fréchet distance between Gaussians fitted to ``a`` (n, d) and ``b`` (m, d), n, m >= 2."""
+    """Fréchet distance between Gaussians fitted to ``a`` (n, d) and ``b`` (m, d), n, m >= 2.
+
+    Parameters
+    ----------
+    a : numpy.ndarray, shape (n, d)
+        First feature cloud, ``n >= 2``.
+    b : numpy.ndarray, shape (m, d)
+        Second feature cloud, ``m >= 2``.
+
+    Returns
+    -------
+    float
+        ``||mu_1 - mu_2||^2 + tr(S_1 + S_2 - 2 (S_1 S_2)^{1/2})``.
+
+    Raises
+    ------
+    ValueError
+        If an array is not finite and 2-D, has fewer than 2 rows, or the widths differ.
+    """
     _check_clouds(("a", a), ("b", b), rows=2)
     mu_a, mu_b = a.mean(0), b.mean(0)
     s_a, s_b = np.cov(a, rowvar=False), np.cov(b, rowvar=False)

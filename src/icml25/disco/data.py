@@ -43,6 +43,33 @@ class Release:
     Answers (R = 56,000): ``movie_index`` (R,) into the films, ``frame_type`` (R,) ``"main"``
     or ``"neutral"``, ``scene`` and ``shot`` (R,), ``model`` (R,) model names,
     ``image_answer`` and ``caption_answer`` (R,) strings.
+
+    Parameters
+    ----------
+    movies : tuple of str, length F
+        The release's folder name of each film.
+    titles : tuple of str, length F
+        Each film's title.
+    release_dates : tuple of str, length F
+        Each film's release date, ISO ``YYYY-MM-DD``.
+    accepted : tuple of tuple of str, length F
+        The accepted titles of each film.
+    notes : tuple of str, length F
+        Our curation note on each film (may be empty).
+    movie_index : numpy.ndarray of int64, shape (R,)
+        The film of each answer, an index into the films.
+    frame_type : numpy.ndarray of str, shape (R,)
+        ``"main"`` or ``"neutral"``.
+    scene : numpy.ndarray of int64, shape (R,)
+        The scene of each answer's frame.
+    shot : numpy.ndarray of int64, shape (R,)
+        The shot (frame) within its scene.
+    model : numpy.ndarray of str, shape (R,)
+        The model that answered (a key of :data:`MODEL_KEYS`).
+    image_answer : numpy.ndarray of object, shape (R,)
+        The model's answer given the frame, a string.
+    caption_answer : numpy.ndarray of object, shape (R,)
+        The model's answer given the frame's caption alone, a string.
     """
 
     movies: tuple[str, ...]
@@ -81,7 +108,25 @@ class Release:
 
 def suspect_labels(release_dates, cutoff: str = CUTOFF) -> np.ndarray:
     """(F,) int: 1 where the ISO date is before ``cutoff`` (the film may be in the training
-    data), 0 otherwise."""
+    data), 0 otherwise.
+
+    Parameters
+    ----------
+    release_dates : sequence of str, length F
+        The films' release dates, ISO ``YYYY-MM-DD``.
+    cutoff : str, default ``CUTOFF`` ("2023-09-01")
+        The model's training cut-off, ISO ``YYYY-MM-DD``.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (F,)
+        1 (suspect) for a film released strictly before ``cutoff``, else 0 (clean).
+
+    Raises
+    ------
+    ValueError
+        If ``cutoff`` or a release date is not an ISO date.
+    """
     try:
         limit = date.fromisoformat(cutoff)
         days = [date.fromisoformat(d) for d in release_dates]
@@ -99,7 +144,19 @@ def _read_text(name: str) -> str:
 
 @lru_cache(maxsize=1)
 def load_release() -> Release:
-    """The packaged release (read once per process)."""
+    """The packaged release (read once per process).
+
+    Returns
+    -------
+    Release
+        The answers of ``data/answers.csv.gz`` with the films of ``data/movies.csv``; the same
+        object on every call.
+
+    Raises
+    ------
+    ValueError
+        If the answers name a film missing from ``movies.csv``.
+    """
     films = list(csv.DictReader(io.StringIO(_read_text("movies.csv"))))
     position = {row["movie"]: i for i, row in enumerate(films)}
     rows = list(csv.DictReader(io.StringIO(_read_text("answers.csv.gz"))))

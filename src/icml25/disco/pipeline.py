@@ -55,7 +55,28 @@ class Film:
     """One film to test: its ``title``, its ``frames`` (uint8 arrays (H, W) or (H, W, 3), or
     PNG bytes), optional ``captions`` (one per frame), further ``accepted`` titles (the title
     itself is always accepted) and its ``released`` date (ISO ``YYYY-MM-DD``), needed for the
-    AUC."""
+    AUC.
+
+    Parameters
+    ----------
+    title : str
+        The film's title, non-empty after normalisation; always an accepted answer.
+    frames : sequence, default ()
+        The frames to show the model, non-empty: uint8 arrays (H, W) or (H, W, 3), or PNG
+        bytes.
+    captions : sequence of str or None, default None
+        One caption per frame, asked without the image; None for no caption answers.
+    accepted : sequence of str, default ()
+        Further accepted titles (a list, not a single string).
+    released : str or None, default None
+        The release date, ISO ``YYYY-MM-DD``; needed when ``run_disco`` gets a ``cutoff``.
+
+    Raises
+    ------
+    ValueError
+        If the title is empty, there are no frames, the captions are not one string per
+        frame, or ``accepted`` is a string.
+    """
 
     title: str
     frames: Sequence = ()
@@ -86,7 +107,32 @@ class Film:
 @dataclass(frozen=True)
 class FilmResult:
     """One film's answers and scores. ``image_hits`` (n,) bool; the caption fields are
-    ``None`` when the film had no captions."""
+    ``None`` when the film had no captions.
+
+    Parameters
+    ----------
+    title : str
+        The film's title.
+    image_answers : tuple of str, length n
+        The title read from the model's reply to each frame ("" for none).
+    image_hits : numpy.ndarray of bool, shape (n,)
+        Whether each image answer names the film.
+    score : float
+        The DIS-CO score, the fraction of frames named, in [0, 1].
+    caption_answers : tuple of str or None, default None
+        The title read from the reply to each caption alone.
+    caption_hits : numpy.ndarray of bool or None, shape (n,), default None
+        Whether each caption answer names the film.
+    caption_score : float or None, default None
+        The fraction of captions whose answer names the film.
+    floor_score : float or None, default None
+        The floor score: the fraction of frames that are named while their caption alone
+        does not name the film.
+    malformed : int, default 0
+        The number of replies (image and caption) that were not the asked-for JSON.
+    empty : int, default 0
+        The number of replies that gave no title.
+    """
 
     title: str
     image_answers: tuple[str, ...]
@@ -104,7 +150,29 @@ class FilmResult:
 class DiscoReport:
     """Every film's result; the labels (1 suspect, 0 clean) and the AUCs when release dates
     and a cut-off were given and both classes are present; the malformed and empty replies;
-    the client's usage."""
+    the client's usage.
+
+    Parameters
+    ----------
+    films : tuple of FilmResult
+        Every film's result, in the order given.
+    labels : numpy.ndarray of int or None, shape (F,), default None
+        1 for a suspect film (released before the cut-off), 0 for a clean one; None without a
+        cut-off.
+    auc : float or None, default None
+        The ROC AUC of the film scores, suspect against clean; None without a cut-off or
+        without both classes.
+    caption_auc : float or None, default None
+        The ROC AUC of the caption scores (every film has captions), else None.
+    floor_auc : float or None, default None
+        The ROC AUC of the floor scores (every film has captions), else None.
+    malformed : int, default 0
+        The number of replies that were not the asked-for JSON, over all films.
+    empty : int, default 0
+        The number of replies that gave no title, over all films.
+    usage : dict, default {}
+        The client's ``usage()``: calls, cached calls, retries, tokens and cost.
+    """
 
     films: tuple[FilmResult, ...]
     labels: np.ndarray | None = None
@@ -118,7 +186,18 @@ class DiscoReport:
 
 def default_client() -> LLMClient:
     """A client of the endpoint named by the environment (``ICML25_LLM_MODEL``,
-    ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``); one clear error when no model is named."""
+    ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``); one clear error when no model is named.
+
+    Returns
+    -------
+    LLMClient
+        A client of that endpoint.
+
+    Raises
+    ------
+    LLMConfigError
+        If the environment names no model.
+    """
     endpoint = endpoint_from_env()
     if endpoint is None:
         raise LLMConfigError(
@@ -139,7 +218,35 @@ def ask_titles(
     """The model's answer to "which film?" for each frame (image only) or each caption (text
     only), as ``(title, well_formed)`` pairs in order (see
     :func:`~icml25.disco.titles.parse_answer`). Requests run concurrently, up to the
-    client's limit."""
+    client's limit.
+
+    Parameters
+    ----------
+    client : LLMClient
+        The client of a vision-language endpoint.
+    frames : sequence or None, default None
+        The frames (uint8 arrays or PNG bytes), each asked with ``FRAME_PROMPT``.
+    captions : sequence of str or None, default None
+        The captions, each asked alone with ``CAPTION_PROMPT``; give exactly one of
+        ``frames`` and ``captions``.
+    structured_output : bool, default False
+        Ask the server to enforce the answer's JSON schema (``response_format``).
+    max_tokens : int, default 64
+        The most tokens of each reply.
+
+    Returns
+    -------
+    list of tuple of (str, bool)
+        One ``(title, well_formed)`` pair per frame or caption, in order; ``title`` is ""
+        when the reply gave none.
+
+    Raises
+    ------
+    TypeError
+        If ``client`` is not an ``LLMClient``.
+    ValueError
+        If not exactly one of ``frames`` and ``captions`` is given.
+    """
     if not isinstance(client, LLMClient):
         raise TypeError(f"client must be an icml25.common.llm.LLMClient, got {client!r}")
     if (frames is None) == (captions is None):
@@ -182,7 +289,35 @@ def run_disco(
     """DIS-CO on ``films``: each film's frame answers, caption answers (when captions are
     given), scores, and with ``cutoff`` (an ISO date, the model's training cut-off) the AUCs of
     suspect films (released before it) against clean ones. ``client`` defaults to
-    :func:`default_client`."""
+    :func:`default_client`.
+
+    Parameters
+    ----------
+    films : sequence of Film
+        The films to test, non-empty.
+    client : LLMClient or None, default None
+        The vision-language client; None for :func:`default_client`.
+    cutoff : str or None, default None
+        The model's training cut-off, ISO ``YYYY-MM-DD``; needs every ``Film.released``.
+    structured_output : bool, default False
+        Ask the server to enforce the answer's JSON schema.
+    max_tokens : int, default 64
+        The most tokens of each reply.
+
+    Returns
+    -------
+    DiscoReport
+        Every film's answers and scores, and with ``cutoff`` the labels and, when both
+        classes are present, the AUCs.
+
+    Raises
+    ------
+    ValueError
+        If ``films`` is empty or not a list, or ``cutoff`` is given and a film has no
+        release date.
+    TypeError
+        If an entry of ``films`` is not a ``Film``.
+    """
     if isinstance(films, Film) or not isinstance(films, Sequence) or not films:
         raise ValueError("films must be a non-empty list of Film")
     if not all(isinstance(f, Film) for f in films):

@@ -38,7 +38,27 @@ def frame_hits(
     """(R,) bool: whether each answer names its film (``accepted[movie_index[r]]``).
 
     answers (R,) strings; movie_index (R,) ints into ``accepted``. Matching is done once per
-    distinct (film, answer) pair."""
+    distinct (film, answer) pair.
+
+    Parameters
+    ----------
+    answers : array_like of str, shape (R,)
+        The model's answers (titles read from its replies).
+    movie_index : array_like of int, shape (R,)
+        The film of each answer, an index into ``accepted``.
+    accepted : tuple of tuple of str, length F
+        The accepted titles of each film.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (R,)
+        Whether each answer names its film (:func:`~icml25.disco.titles.match_title`).
+
+    Raises
+    ------
+    ValueError
+        If the arrays are not 1-D of the same length or ``movie_index`` is out of range.
+    """
     answers = np.asarray(answers, dtype=object)
     movie_index = np.asarray(movie_index)
     if answers.shape != movie_index.shape or answers.ndim != 1:
@@ -68,7 +88,32 @@ def floor_hits(
     ``rule="caption_hit"`` (ours): drop a hit whose caption answer names the film too;
     ``rule="same_answer"`` (the official code's): drop a hit whose caption answer is the same
     title as the image answer (compared after :func:`~icml25.disco.titles.normalize_title`;
-    needs the answers)."""
+    needs the answers).
+
+    Parameters
+    ----------
+    image_hits : array_like of bool, shape (R,)
+        Whether the answer given each frame names the film.
+    caption_hits : array_like of bool, shape (R,)
+        Whether the answer given the frame's caption alone names the film.
+    image_answers : array_like of str or None, shape (R,), default None
+        The image answers; needed for ``rule="same_answer"``.
+    caption_answers : array_like of str or None, shape (R,), default None
+        The caption answers; needed for ``rule="same_answer"``.
+    rule : {"caption_hit", "same_answer"}, default "caption_hit"
+        Which hits are given away by the caption.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (R,)
+        The image hits that are kept.
+
+    Raises
+    ------
+    ValueError
+        If the hit arrays differ in shape, ``rule`` is unknown, or ``"same_answer"`` lacks
+        the answers.
+    """
     image_hits = np.asarray(image_hits, dtype=bool)
     caption_hits = np.asarray(caption_hits, dtype=bool)
     if image_hits.shape != caption_hits.shape:
@@ -95,7 +140,28 @@ def floor_hits(
 def film_scores(hits: np.ndarray, movie_index: np.ndarray, n_films: int) -> np.ndarray:
     """(F,) the fraction of each film's frames that are hits (NaN for a film with no frames).
 
-    hits (R,) bool; movie_index (R,) ints in ``0..n_films - 1``."""
+    hits (R,) bool; movie_index (R,) ints in ``0..n_films - 1``.
+
+    Parameters
+    ----------
+    hits : array_like of bool, shape (R,)
+        Whether each frame's answer names its film (0/1 or False/True).
+    movie_index : array_like of int, shape (R,)
+        The film of each frame, in ``0..n_films - 1``.
+    n_films : int
+        The number of films F, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (F,)
+        The score ``s_f`` of each film in [0, 1]; NaN for a film with no frames.
+
+    Raises
+    ------
+    ValueError
+        If ``n_films`` is not a positive integer, ``movie_index`` is out of range, the shapes
+        differ or ``hits`` holds values other than 0 and 1.
+    """
     hits = np.asarray(hits, dtype=float)
     if not isinstance(n_films, int | np.integer) or n_films < 1:
         raise ValueError(f"n_films must be a positive integer, got {n_films!r}")
@@ -114,7 +180,27 @@ def film_scores(hits: np.ndarray, movie_index: np.ndarray, n_films: int) -> np.n
 
 
 def detection_auc(scores: np.ndarray, labels: np.ndarray) -> float:
-    """ROC AUC of ``scores`` (F,) for ``labels`` (F,) in {0, 1}: suspect (1) against clean (0)."""
+    """ROC AUC of ``scores`` (F,) for ``labels`` (F,) in {0, 1}: suspect (1) against clean (0).
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (F,)
+        The films' scores, finite.
+    labels : array_like of int, shape (F,)
+        1 for a suspect film, 0 for a clean one; both classes must be present.
+
+    Returns
+    -------
+    float
+        The ROC AUC in [0, 1]: the chance that a suspect film scores above a clean one, ties
+        counting one half (0.5 is chance).
+
+    Raises
+    ------
+    ValueError
+        If the arrays are not 1-D of the same length, ``labels`` lacks a class or holds other
+        values, or a score is not finite.
+    """
     scores = np.asarray(scores, dtype=float)
     labels = np.asarray(labels)
     if scores.shape != labels.shape or scores.ndim != 1:
@@ -143,7 +229,33 @@ def bootstrap_auc(
     (n_resamples,) or (n_resamples, K). Vectorised through ranks: for each resample,
     ``AUC = (R_1 - n_1 (n_1 + 1) / 2) / (n_1 n_0)`` with ``R_1`` the sum of the average ranks of
     the suspect films in the resample (ties share their rank, i.e. count one half), computed
-    for a chunk of resamples at once, (b, K, n_1 + n_0)."""
+    for a chunk of resamples at once, (b, K, n_1 + n_0).
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (F,) or (K, F)
+        The films' scores, finite; K rows are resampled together.
+    labels : array_like of int, shape (F,)
+        1 for a suspect film, 0 for a clean one; both classes must be present.
+    n_resamples : int
+        The number of resamples, ``>= 1``.
+    rng : numpy.random.Generator
+        The source of the resampling draws.
+    chunk : int, default 512
+        The number of resamples ranked at once (memory only; the result does not depend on
+        it).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n_resamples,) or (n_resamples, K)
+        The AUC of each resample (per row of ``scores`` when 2-D).
+
+    Raises
+    ------
+    ValueError
+        If the scores or labels are invalid (as in :func:`detection_auc`) or ``n_resamples``
+        is not a positive integer.
+    """
     scores = np.asarray(scores, dtype=float)
     labels = np.asarray(labels)
     rows = np.atleast_2d(scores)  # (K, F)

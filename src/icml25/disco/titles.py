@@ -49,7 +49,23 @@ _LEAD_INS = re.compile(
 @lru_cache(maxsize=65536)
 def normalize_title(text: str) -> str:
     """The normal form of a title (rule 1 of the module doc): ``"The King's Man"`` ->
-    ``"kings man"``."""
+    ``"kings man"``.
+
+    Parameters
+    ----------
+    text : str
+        A title or a model's answer.
+
+    Returns
+    -------
+    str
+        The normal form: lower case, accents and articles dropped, words single-spaced.
+
+    Raises
+    ------
+    TypeError
+        If ``text`` is not a string.
+    """
     if not isinstance(text, str):
         raise TypeError(f"text must be a string, got {type(text).__name__}")
     folded = unicodedata.normalize("NFKD", text)
@@ -110,7 +126,25 @@ def _match_normalized(answer: str, titles: tuple[str, ...]) -> bool:
 
 def match_title(answer: str, accepted: Sequence[str]) -> bool:
     """Whether a free-form ``answer`` names the film whose accepted titles are ``accepted``
-    (the rules of the module doc). An empty answer never matches."""
+    (the rules of the module doc). An empty answer never matches.
+
+    Parameters
+    ----------
+    answer : str
+        The title the model gave.
+    accepted : sequence of str
+        The film's accepted titles, non-empty, none empty after normalisation.
+
+    Returns
+    -------
+    bool
+        True if ``answer`` names the film.
+
+    Raises
+    ------
+    ValueError
+        If ``accepted`` is a single string, empty, or holds a title that normalises to "".
+    """
     if isinstance(accepted, str) or not isinstance(accepted, Sequence) or not accepted:
         raise ValueError("accepted must be a non-empty sequence of title strings")
     titles = tuple(normalize_title(t) for t in accepted)
@@ -121,7 +155,25 @@ def match_title(answer: str, accepted: Sequence[str]) -> bool:
 
 def match_many(answers: Iterable[str], accepted: Sequence[str]) -> list[bool]:
     """:func:`match_title` for each answer against the same accepted titles (cached per
-    distinct answer, so a long list of repeated answers costs one comparison each)."""
+    distinct answer, so a long list of repeated answers costs one comparison each).
+
+    Parameters
+    ----------
+    answers : iterable of str
+        The titles the model gave.
+    accepted : sequence of str
+        The film's accepted titles, non-empty.
+
+    Returns
+    -------
+    list of bool
+        Whether each answer names the film, in order.
+
+    Raises
+    ------
+    ValueError
+        If ``accepted`` is a single string or empty.
+    """
     if isinstance(accepted, str) or not isinstance(accepted, Sequence) or not accepted:
         raise ValueError("accepted must be a non-empty sequence of title strings")
     titles = tuple(normalize_title(t) for t in accepted)
@@ -138,7 +190,20 @@ def parse_answer(text: str) -> tuple[str, bool]:
     that gives no title (empty, JSON without a string ``movie_name``, JSON cut off before the
     title ends) returns ``("", False)``;
     a title read from non-JSON text returns ``(title, False)``: usable, but counted as
-    malformed. A reply is never an error."""
+    malformed. A reply is never an error.
+
+    Parameters
+    ----------
+    text : str
+        The model's reply; anything else gives ``("", False)``.
+
+    Returns
+    -------
+    title : str
+        The film title read from the reply, "" when it gives none.
+    well_formed : bool
+        True only for a reply that is the asked-for JSON with a title.
+    """
     if not isinstance(text, str):
         return "", False
     stripped = text.strip()

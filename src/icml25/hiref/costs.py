@@ -107,6 +107,26 @@ def sqeuclidean_factors(X, Y) -> tuple[torch.Tensor, torch.Tensor]:
 
     ``A = [|x|^2, 1, -2x]`` and ``B = [1, |y|^2, y]``, of shape ``(..., m, d + 2)``. Clouds
     of fewer than 2 dimensions, of different ``d``, or holding NaN or inf are refused.
+
+    Parameters
+    ----------
+    X : array_like or torch.Tensor, shape (..., m, d)
+        The source points, real numeric, finite.
+    Y : array_like or torch.Tensor, shape (..., m', d)
+        The target points, of the same dimension ``d``, finite.
+
+    Returns
+    -------
+    A : torch.Tensor, shape (..., m, d + 2)
+        ``[|x|^2, 1, -2x]``, one row per source point.
+    B : torch.Tensor, shape (..., m', d + 2)
+        ``[1, |y|^2, y]``, one row per target point, so ``A B^T`` is the cost.
+
+    Raises
+    ------
+    ValueError
+        If a cloud is not real numeric, has fewer than 2 dimensions, the ``d`` differ, or it
+        holds NaN or inf.
     """
     X, Y = _as_tensor("X", X), _as_tensor("Y", Y)
     for name, t in (("X", X), ("Y", Y)):
@@ -173,6 +193,27 @@ def euclidean_factors(X, Y, rank: int, mask=None) -> tuple[torch.Tensor, torch.T
     ``C(X, Y)`` and ``(U', V')`` that of ``C(Y, X)`` (``cross_approximation``). Shapes: X, Y
     (B, m, d) or (m, d); mask (B, m); returns A, B of shape (B, m, 2 rank) (or (m, 2 rank)).
     Clouds holding NaN or inf are refused.
+
+    Parameters
+    ----------
+    X, Y : array_like or torch.Tensor, shape (B, m, d) or (m, d)
+        The two point clouds (blocks), floating point (float64 advised), of the same shape,
+        finite.
+    rank : int
+        The rank ``>= 1`` of each of the two cross approximations.
+    mask : array_like of bool or None, shape (B, m), default None
+        True on real points, padding rows last in each block; None when all are real.
+
+    Returns
+    -------
+    A, B : torch.Tensor, shape (B, m, 2 rank) or (m, 2 rank)
+        The factors, ``|x_i - y_j| ~= A_i . B_j``; ``A B^T`` is symmetric when ``X = Y``.
+
+    Raises
+    ------
+    ValueError
+        If the clouds hold NaN or inf, are not floating point of equal shape, ``rank < 1``,
+        or ``mask`` is malformed.
     """
     X, Y = _as_tensor("X", X), _as_tensor("Y", Y)
     _check_finite(X=X, Y=Y)

@@ -133,7 +133,28 @@ DATASETS = {
 
 
 def sample(name: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Draw ``n`` points of each cloud of data set ``name``, seeded by ``default_rng(seed)``."""
+    """Draw ``n`` points of each cloud of data set ``name``, seeded by ``default_rng(seed)``.
+
+    Parameters
+    ----------
+    name : str
+        A key of ``DATASETS`` (2-D pairs) or ``HIGHDIM`` (``gmm64``, ``gmm256``, ``digits64``,
+        ``digits256``).
+    n : int
+        The number of points of each cloud, ``>= 1``.
+    seed : int
+        The seed, ``>= 0``.
+
+    Returns
+    -------
+    X, Y : numpy.ndarray, shape (n, d)
+        The source and target clouds, float64; ``d`` is 2, 64 or 256 by data set.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown, ``n`` is not a positive integer or ``seed`` is negative.
+    """
     samplers = DATASETS | HIGHDIM
     if name not in samplers:
         raise ValueError(f"name must be one of {sorted(samplers)}, got {name!r}")

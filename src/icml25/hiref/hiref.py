@@ -57,6 +57,22 @@ def check_point_clouds(X, Y) -> tuple[np.ndarray, np.ndarray]:
     """Validate two point clouds: float arrays of the same shape ``(n, d)``, finite, ``n >= 1``.
 
     Returns them as float64 numpy arrays; raises ValueError naming ``X`` or ``Y``.
+
+    Parameters
+    ----------
+    X, Y : array_like or torch.Tensor, shape (n, d)
+        The two point clouds: real numeric (not boolean), 2-D, non-empty, finite and of the
+        same shape; a torch tensor is detached and copied to the CPU.
+
+    Returns
+    -------
+    X, Y : numpy.ndarray, shape (n, d)
+        The two clouds as float64 numpy arrays.
+
+    Raises
+    ------
+    ValueError
+        If either cloud is not a finite, non-empty, real 2-D array, or the shapes differ.
     """
     out = []
     for name, value in (("X", X), ("Y", Y)):
@@ -87,14 +103,48 @@ def check_point_clouds(X, Y) -> tuple[np.ndarray, np.ndarray]:
 
 
 def is_permutation(perm, n: int) -> bool:
-    """Whether ``perm`` holds each of ``0..n-1`` exactly once."""
+    """Whether ``perm`` holds each of ``0..n-1`` exactly once.
+
+    Parameters
+    ----------
+    perm : array_like, shape (n,)
+        The candidate map, integer indices.
+    n : int
+        The number of points the permutation must cover.
+
+    Returns
+    -------
+    bool
+        True if ``perm`` has shape ``(n,)`` and holds each of ``0..n-1`` once.
+    """
     perm = np.asarray(perm)
     return perm.shape == (n,) and np.array_equal(np.sort(perm), np.arange(n))
 
 
 def transport_cost(X, Y, perm, cost: str = "sqeuclidean") -> float:
     """Mean cost of the pairing ``X[i] <-> Y[perm[i]]``: ``(1/n) sum_i c(x_i, y_perm(i))`` with
-    ``c = |x - y|^2`` (``cost="sqeuclidean"``) or ``|x - y|`` (``"euclidean"``)."""
+    ``c = |x - y|^2`` (``cost="sqeuclidean"``) or ``|x - y|`` (``"euclidean"``).
+
+    Parameters
+    ----------
+    X, Y : array_like or torch.Tensor, shape (n, d)
+        The two point clouds, finite and of the same shape (``check_point_clouds``).
+    perm : array_like of int, shape (n,)
+        A permutation of ``0..n-1``: ``X[i]`` is paired with ``Y[perm[i]]``.
+    cost : {"sqeuclidean", "euclidean"}, default "sqeuclidean"
+        The ground cost ``c``.
+
+    Returns
+    -------
+    float
+        The mean cost of the pairing, in the units of ``c`` (squared distance by default).
+
+    Raises
+    ------
+    ValueError
+        If the clouds are invalid, ``cost`` is unknown or ``perm`` is not an integer
+        permutation of ``0..n-1``.
+    """
     X, Y = check_point_clouds(X, Y)
     check_cost(cost)
     perm = np.asarray(perm)
@@ -364,6 +414,50 @@ def hiref_factored(
 
     Returns ``perm``, ``(n,)``, a permutation: row ``i`` of ``A`` is paired with row ``perm[i]``
     of ``B``.
+
+    Parameters
+    ----------
+    A, B : array_like or torch.Tensor, shape (n, k)
+        Finite real factors of the cost, ``C_ij = A_i . B_j``; a torch tensor ``A`` runs the
+        levels on its device.
+    ranks : sequence of int or None, default None
+        The rank schedule ``(r_1, ..., r_k)`` (each ``>= 2``, product at most ``n``); None for
+        ``rank_schedule(n, max_rank=..., leaf_size=..., max_depth=...)``.
+    max_rank : int, default 4
+        The largest rank ``>= 2`` of the default schedule.
+    leaf_size : int, default 256
+        The largest leaf block ``>= 1`` of the default schedule, solved exactly.
+    max_depth : int, default 10
+        The most levels ``>= 1`` of the default schedule.
+    gamma : float, default 1.0
+        The subsolver's mirror-descent step relative to the gradient's spread, positive.
+    max_iter : int, default 200
+        The subsolver's most outer iterations (``>= 1``) at every level.
+    min_iter : int, default 20
+        The subsolver's outer iterations (``>= 0``) before its stopping test.
+    inner_iter : int, default 5
+        The subsolver's Sinkhorn iterations (``>= 1``) per projection.
+    tol : float, default 1e-6
+        The subsolver's tolerance on the relative change of its objective, positive.
+    restarts : int, default 1
+        Random starts (``>= 1``) per level; each block keeps the lowest LR objective.
+    seed : int, default 0
+        Seeds the subsolver's initialisation (``>= 0``); same seed, same output.
+    log : bool, default False
+        Also return ``hiref``'s log dict (its levels without ``cost`` and ``factor_error``).
+    client : dask.distributed.Client or None, default None
+        A synchronous Dask client for the levels from ``dask_depth`` on and the leaves, or
+        None to run everything in this process.
+    dask_depth : int or None, default None
+        The number of levels solved here before the hand-off to ``client``; only with one.
+
+    Returns
+    -------
+    perm : numpy.ndarray or torch.Tensor, shape (n,)
+        An int64 permutation: row ``i`` of ``A`` is paired with row ``perm[i]`` of ``B``.
+    info : dict
+        Only with ``log=True`` (then the return is ``(perm, info)``): the log, whose ``cost``
+        is ``(1/n) sum_i A_i . B_perm(i)``.
     """
     begin = time.perf_counter()
     device = A.device if isinstance(A, torch.Tensor) else None

@@ -269,26 +269,53 @@ def lowrank_ot(
 
     Parameters
     ----------
-    A, B : arrays ``(m, k)`` or ``(batch, m, k)``, ``m, k >= 1``, factors of the cost ``C = A B^T``
+    A, B : array_like or torch.Tensor, shape (m, k) or (batch, m, k)
+        Floating-point, finite factors of the cost ``C = A B^T``, ``m, k >= 1``
         (``costs.sqeuclidean_factors(X, Y)`` for the squared Euclidean cost, exact;
         ``costs.euclidean_factors(X, Y, rank)`` for the Euclidean cost, approximate).
-    rank : the rank ``r >= 1`` of the coupling (number of co-clusters).
-    a, b : ``(m,)`` or ``(batch, m)`` marginals, uniform by default; a zero entry is a padding row.
-    g : ``(r,)`` or ``(batch, r)`` inner marginal, positive, uniform ``1/r`` by default; sums
-        like ``a`` (whose total mass must be positive).
-    gamma : mirror-descent step, relative to the gradient's spread.
-    max_iter, min_iter, inner_iter, tol : outer iterations, the minimum before the stopping test
-        on the relative change of the objective (each problem of a batch stops on its own),
-        and Sinkhorn iterations per projection.
-    seed : seed of the random initialisation (a ``torch.Generator``).
-    log : also return a dict with ``objective`` (per iteration, ``(batch,)`` each),
+    rank : int
+        The rank ``r`` of the coupling (number of co-clusters), ``1 <= r <= m``.
+    a, b : array_like or None, shape (m,) or (batch, m), default None
+        The marginals, non-negative, uniform by default; a zero entry is a padding row.
+    g : array_like or None, shape (r,) or (batch, r), default None
+        The inner marginal, positive, uniform ``1/r`` by default; sums like ``a`` (whose
+        total mass must be positive).
+    gamma : float, default 1.0
+        The mirror-descent step, relative to the gradient's spread, positive.
+    max_iter : int, default 200
+        The most outer iterations, ``>= 1``.
+    min_iter : int, default 20
+        The minimum outer iterations before the stopping test on the relative change of the
+        objective (each problem of a batch stops on its own), ``>= 0``.
+    inner_iter : int, default 5
+        The Sinkhorn iterations per projection, ``>= 1``.
+    tol : float, default 1e-6
+        The tolerance of the stopping test on the objective's relative change, positive.
+    seed : int, default 0
+        The seed of the random initialisation (a ``torch.Generator``), ``>= 0``.
+    log : bool, default False
+        Also return a dict with ``objective`` (per iteration, ``(batch,)`` each),
         ``iterations`` and ``converged`` (per problem: each stops on its own) and the final
         marginal errors.
 
     Returns
     -------
-    Q, R : arrays ``(m, r)`` (or ``(batch, m, r)``), numpy if ``A`` was numpy; the coupling is
-    ``Q diag(1/g) R^T``. With ``log=True``, ``(Q, R, log)``.
+    Q, R : numpy.ndarray or torch.Tensor, shape (m, r) or (batch, m, r)
+        The coupling's factors, numpy if ``A`` was numpy; the coupling is
+        ``Q diag(1/g) R^T``.
+    info : dict
+        Only with ``log=True`` (then the return is ``(Q, R, info)``): the log described under
+        ``log``.
+
+    Raises
+    ------
+    ValueError
+        If the factors, the rank, the marginals or the solver options are invalid.
+
+    Warns
+    -----
+    RuntimeWarning
+        If some problem did not converge within ``max_iter`` iterations.
     """
     numpy_in = isinstance(A, np.ndarray)
     At, single = _as_batch("A", A, 2)
@@ -391,6 +418,27 @@ def lowrank_cost(A, B, Q, R, g=None) -> float | np.ndarray:
 
     A, B ``(m, k)`` and Q, R ``(m, r)`` (or all with a leading batch), finite, Q and R
     non-negative; g ``(r,)`` positive (by default Q's column sums); else ValueError.
+
+    Parameters
+    ----------
+    A, B : array_like or torch.Tensor, shape (m, k) or (batch, m, k)
+        Floating-point, finite factors of the cost ``C = A B^T``.
+    Q, R : array_like or torch.Tensor, shape (m, r) or (batch, m, r)
+        The coupling's non-negative, finite factors.
+    g : array_like or None, shape (r,), default None
+        The inner marginal, positive; None for the column sums of ``Q``.
+
+    Returns
+    -------
+    float or numpy.ndarray, shape (batch,)
+        The cost ``<A B^T, Q diag(1/g) R^T>``: a float for unbatched input, else one per
+        problem.
+
+    Raises
+    ------
+    ValueError
+        If a shape does not match, an entry is not finite, ``Q`` or ``R`` has a negative entry,
+        or ``g`` is not positive.
     """
     At, single = _as_batch("A", A, 2)
     Bt, _ = _as_batch("B", B, 2)

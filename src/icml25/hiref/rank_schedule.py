@@ -44,6 +44,21 @@ def min_partial_product_factorisation(
 
     Returned sorted ascending (the order the paper uses); ``()`` for ``m = 1``. ``m``,
     ``max_depth`` below 1 and ``max_rank`` below 2 are refused (ValueError).
+
+    Parameters
+    ----------
+    m : int
+        The number of leaf blocks to factor, ``>= 1``.
+    max_depth : int
+        The most levels ``k``, ``>= 1``.
+    max_rank : int
+        The largest rank ``r_i``, ``>= 2``.
+
+    Returns
+    -------
+    tuple of int or None
+        The ranks ``(r_1, ..., r_k)`` ascending, ``()`` for ``m = 1``, or None when ``m`` has
+        no such factorisation.
     """
     return _factorisation(
         check_int("m", m, minimum=1),
@@ -89,6 +104,31 @@ def rank_schedule(
     ``leaf`` the largest leaf block (``ceil(n / prod(ranks))``, always ``<= leaf_size``), where
     the bijection is finished by an exact assignment. See the module docstring for the rule.
 
+    Parameters
+    ----------
+    n : int
+        The number of points of each cloud, ``>= 1``.
+    max_rank : int, default 4
+        The largest rank of a level, ``>= 2``.
+    leaf_size : int, default 256
+        The largest leaf block, ``>= 1``.
+    max_depth : int, default 10
+        The most levels, ``>= 1``.
+
+    Returns
+    -------
+    ranks : tuple of int
+        The ranks ``(r_1, ..., r_k)``, ascending; ``()`` when ``n <= leaf_size``.
+    leaf : int
+        The largest leaf block, ``ceil(n / prod(ranks))``, at most ``leaf_size``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range, or ``max_rank ** max_depth * leaf_size < n``.
+
+    Examples
+    --------
     >>> rank_schedule(4096)
     ((4, 4), 256)
     >>> rank_schedule(2**20, max_rank=16, leaf_size=128)  # the official code gives [16, 64, 1024]
@@ -126,6 +166,19 @@ def child_sizes(size: int, rank: int) -> list[int]:
     """Sizes of the ``rank`` children of a block of ``size`` points: as equal as possible.
 
     ``1 <= rank <= size`` (every child holds a point), else ValueError.
+
+    Parameters
+    ----------
+    size : int
+        The number of points of the block, ``>= 1``.
+    rank : int
+        The number of children, ``1 <= rank <= size``.
+
+    Returns
+    -------
+    list of int
+        The ``rank`` child sizes, ``size // rank`` or ``size // rank + 1`` (the larger first),
+        summing to ``size``.
     """
     size = check_int("size", size, minimum=1)
     rank = check_int("rank", rank, minimum=1)

@@ -40,7 +40,18 @@ _IMAGE_WORDS = re.compile(
 
 
 def normalise(text: str) -> str:
-    """SQuAD-style normalisation: lower case, punctuation removed, articles removed."""
+    """SQuAD-style normalisation: lower case, punctuation removed, articles removed.
+
+    Parameters
+    ----------
+    text : str
+        Any text.
+
+    Returns
+    -------
+    str
+        The normalised text, words separated by single spaces.
+    """
     text = "".join(ch for ch in text.lower() if ch not in string.punctuation)
     return " ".join(_ARTICLES.sub(" ", text).split())
 
@@ -52,7 +63,25 @@ def contains_words(part: str, whole: str) -> bool:
 
 
 def answer_in_context(answer: str, context: str) -> bool:
-    """Whether the normalised answer occurs, whole words, in the normalised document."""
+    """Whether the normalised answer occurs, whole words, in the normalised document.
+
+    Parameters
+    ----------
+    answer : str
+        The answer.
+    context : str
+        The context document.
+
+    Returns
+    -------
+    bool
+        True if the answer is non-empty after normalisation and occurs in the document.
+
+    Raises
+    ------
+    TypeError
+        If ``answer`` or ``context`` is not a string.
+    """
     for name, value in (("answer", answer), ("context", context)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a string, got {type(value).__name__}")
@@ -60,7 +89,18 @@ def answer_in_context(answer: str, context: str) -> bool:
 
 
 def refers_to_image(question: str) -> bool:
-    """Offline proxy: whether the question points at the image (see the module doc)."""
+    """Offline proxy: whether the question points at the image (see the module doc).
+
+    Parameters
+    ----------
+    question : str
+        The question.
+
+    Returns
+    -------
+    bool
+        True if it holds a word pointing at the image ("this", "shown", "in the photo"...).
+    """
     return bool(_IMAGE_WORDS.search(question.lower()))
 
 
@@ -75,9 +115,32 @@ Answer:"""
 def answerable_without_image(
     client: LLMClient, contexts: Sequence[str], questions: Sequence[str], answers: Sequence[str]
 ) -> list[bool]:
-    """With a model: whether it finds each answer from the document alone (no image). A reply
-    counts as the answer when either normalised text contains the other as whole words ("1"
-    is not "1937")."""
+    """With a model: whether it finds each answer from the document alone (no image).
+
+    A reply counts as the answer when either normalised text contains the other as whole words
+    ("1" is not "1937").
+
+    Parameters
+    ----------
+    client : LLMClient
+        The model, asked at temperature 0 with at most 30 tokens per reply.
+    contexts : sequence of str
+        The context documents.
+    questions : sequence of str
+        The questions, one per document.
+    answers : sequence of str
+        The gold answers, one per question.
+
+    Returns
+    -------
+    list of bool
+        Per pair, True if the model found the answer (a reply ``"unknown"`` never counts).
+
+    Raises
+    ------
+    ValueError
+        If the three sequences have different lengths.
+    """
     requests = [
         {
             "messages": [{"role": "user", "content": ANSWER_PROMPT.format(context=c, question=q)}],
@@ -97,7 +160,28 @@ def answerable_without_image(
 def same_question(
     first: Sequence[str], second: Sequence[str], threshold: float = DEDUP_THRESHOLD
 ) -> np.ndarray:
-    """Whether each pair (first[i], second[i]) is one question (bool array)."""
+    """Whether each pair (first[i], second[i]) is one question (bool array).
+
+    Parameters
+    ----------
+    first : sequence of str
+        First questions.
+    second : sequence of str
+        Second questions, as many as ``first``.
+    threshold : float, default 0.85
+        Cosine similarity of the all-MiniLM-L6-v2 embeddings at or above which two questions
+        are one.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n,)
+        True where the two are equal after normalisation or similar enough.
+
+    Raises
+    ------
+    ValueError
+        If ``first`` and ``second`` have different lengths.
+    """
     if len(first) != len(second):
         raise ValueError("first and second must have the same length")
     exact = np.array([normalise(a) == normalise(b) for a, b in zip(first, second, strict=True)])
@@ -107,7 +191,21 @@ def same_question(
 
 def duplicate_groups(questions: Sequence[str], threshold: float = DEDUP_THRESHOLD) -> np.ndarray:
     """A group id per question (the index of the first question of its group): questions
-    linked by :func:`same_question`, transitively (connected components). (n,)"""
+    linked by :func:`same_question`, transitively (connected components). (n,)
+
+    Parameters
+    ----------
+    questions : sequence of str
+        The questions about one image.
+    threshold : float, default 0.85
+        Cosine similarity at or above which two questions are linked.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n,)
+        For each question, the index of the first question of its group; question ``i`` is
+        kept as a non-duplicate when its id is ``i``.
+    """
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 

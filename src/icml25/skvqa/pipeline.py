@@ -41,8 +41,22 @@ Image: {description}
 
 
 def parse_generation(text: str) -> tuple[str, list[tuple[str, str]]] | None:
-    """The document and the (question, answer) pairs of a model's reply (its first JSON object
-    with both, wherever the prose puts it), or None."""
+    """The document and the (question, answer) pairs of a model's reply, or None.
+
+    The reply's first JSON object with both ``"context"`` and ``"qa"``, wherever the prose
+    puts it.
+
+    Parameters
+    ----------
+    text : str
+        The model's reply.
+
+    Returns
+    -------
+    tuple of (str, list of (str, str)) or None
+        ``(context, [(question, answer), ...])``, or None when there is no such object, the
+        document is empty, there is no pair or a pair lacks a field.
+    """
     data = first_object(text, ("context", "qa"))
     if data is None:
         return None
@@ -64,8 +78,37 @@ def generate(
     descriptions: Sequence[str] | None = None,
     max_tokens: int = 1200,
 ) -> tuple[list[Item], int]:
-    """Items from a model, one request per image; also the number of unusable replies. With
-    ``descriptions`` (one per image), each is sent in place of its image."""
+    """Items from a model, one request per image; also the number of unusable replies.
+
+    With ``descriptions`` (one per image), each is sent in place of its image.
+
+    Parameters
+    ----------
+    client : LLMClient
+        The (vision-)language model, asked once per image at temperature 0.7.
+    images : sequence of numpy.ndarray
+        The images, one request each.
+    n_pairs : int, default 5
+        Question-answer pairs asked for per image.
+    names : sequence of str, default ()
+        A name per image, stored as ``Item.image`` (default ``"image 0"``, ``"image 1"``...).
+    descriptions : sequence of str, optional
+        One written description per image, sent in its place (document-only variant).
+    max_tokens : int, default 1200
+        Reply length limit of each request.
+
+    Returns
+    -------
+    items : list of Item
+        One item per parsed pair (``defect`` empty), image by image.
+    unusable : int
+        Number of replies that :func:`parse_generation` could not use.
+
+    Raises
+    ------
+    ValueError
+        If ``descriptions`` does not give one per image.
+    """
     names = list(names) or [f"image {i}" for i in range(len(images))]
     if descriptions is not None and len(descriptions) != len(images):
         raise ValueError(
@@ -105,6 +148,17 @@ def generate(
 
 @dataclass(frozen=True)
 class Filtered:
+    """The result of :func:`apply_filters`: the items kept and the counts removed.
+
+    Parameters
+    ----------
+    kept : list of Item
+        The items that pass all three filters, in input order.
+    removed : dict of str to int
+        How many items each filter removed, counted in order, with keys ``"answer"``,
+        ``"image"`` and ``"duplicate"``.
+    """
+
     kept: list[Item]
     removed: dict[str, int]  # per filter, counted in order: answer, image, duplicate
 

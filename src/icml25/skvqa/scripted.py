@@ -111,6 +111,23 @@ TEMPLATES = {attribute: phrasings[0] for attribute, phrasings in VARIED.items()}
 
 @dataclass(frozen=True)
 class Item:
+    """One SK-VQA item: an image, its context document and a question-answer pair.
+
+    Parameters
+    ----------
+    image : str
+        A description (or name) standing for the image; duplicates are looked for per image.
+    context : str
+        The context document about the image's subject.
+    question : str
+        A question that should need both the image and the document.
+    answer : str
+        Its answer, a few words that should occur in the document.
+    defect : str
+        ``""``, ``"no_answer"``, ``"no_image_needed"`` or ``"duplicate"``: what was injected
+        (scripted items only; the filters do not read it).
+    """
+
     image: str  # a description standing for the image
     context: str
     question: str

@@ -39,7 +39,26 @@ class ResponseRegression:
     """Online ridge regression of the agents' gradient map, one per replicate (vectorised).
 
     Shapes: ``update`` takes ``z (R, D)``, ``theta (R, p)``, ``z_next (R, D)``;
-    ``sensitivity()`` returns ``(R, D, p)``."""
+    ``sensitivity()`` returns ``(R, D, p)``.
+
+    Parameters
+    ----------
+    replicates : int
+        The number ``R`` of independent regressions (one per replicate), ``>= 1``.
+    dim : int
+        The agents' joint dimension ``D``, ``>= 1``.
+    action_dim : int
+        The action dimension ``p``, ``>= 1``.
+    mu : float
+        The prior's modulus (``M`` is shrunk towards ``mu I``), positive.
+    ridge : float, default 1.0
+        The ridge weight ``lambda``, positive.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range or the sums would be too large.
+    """
 
     def __init__(
         self, replicates: int, dim: int, action_dim: int, mu: float, ridge: float = 1.0

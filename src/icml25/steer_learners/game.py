@@ -88,6 +88,28 @@ class QuadraticGame:
     Shapes: ``M (D, D)``, ``B (D, p)``, ``c (D,)``; ``blocks`` the players' dimensions
     (summing to ``D``); ``lower``/``upper`` optional box bounds ``(D,)`` of the action set that
     projected gradient play projects on (``None``: the whole space).
+
+    Parameters
+    ----------
+    M : array_like, shape (D, D)
+        The game's Jacobian in ``z``, finite, with ``sym(M)`` positive definite (strongly
+        monotone).
+    B : array_like, shape (D, p)
+        The influence of the decision-maker's action ``theta`` on the gradients, finite.
+    c : array_like, shape (D,)
+        The gradients' offset, finite.
+    blocks : tuple of int
+        The players' dimensions, positive, summing to ``D``.
+    lower : array_like or None, shape (D,), default None
+        The box's lower bounds (no NaN; ``-inf`` leaves a side open); None for none.
+    upper : array_like or None, shape (D,), default None
+        The box's upper bounds, ``>= lower``; None for none.
+
+    Raises
+    ------
+    ValueError
+        If a shape does not match, an entry is not finite, ``M`` is not strongly monotone, the
+        blocks do not sum to ``D`` or ``lower > upper`` somewhere.
     """
 
     M: np.ndarray
@@ -173,6 +195,39 @@ class SmoothGame:
     players' dimensions (default one block); ``lower``/``upper`` optional box bounds ``(D,)``;
     ``tol``: the equilibrium solver's tolerance on ``|z_{k+1} - z_k|_inf``; ``fd_step``: the
     central-difference step of the Jacobians ``D_z g``, ``D_theta g``.
+
+    Parameters
+    ----------
+    gradient_map : callable
+        ``g(z, theta)``: ``z (..., D)``, ``theta (..., p)`` -> ``(..., D)``, broadcasting over
+        leading axes.
+    dim : int
+        The agents' joint dimension ``D``, ``>= 1``.
+    action_dim : int
+        The decision-maker's action dimension ``p``, ``>= 1``.
+    mu : float
+        The strong-monotonicity modulus in ``z``, positive.
+    lipschitz : float
+        The Lipschitz constant ``L`` in ``z``, ``>= mu``.
+    blocks : tuple of int, default ()
+        The players' dimensions summing to ``D``; ``()`` for one block ``(D,)``.
+    lower : array_like or None, shape (D,), default None
+        The box's lower bounds; None for none.
+    upper : array_like or None, shape (D,), default None
+        The box's upper bounds; None for none.
+    tol : float, default 1e-11
+        The equilibrium solver's tolerance on ``|z_{k+1} - z_k|_inf`` (relative to
+        ``1 + |z|_inf``), positive.
+    fd_step : float, default 1e-5
+        The central-difference step of the Jacobians, positive.
+
+    Raises
+    ------
+    TypeError
+        If ``gradient_map`` is not callable.
+    ValueError
+        If a dimension, constant or bound is invalid, or ``gradient_map`` does not return
+        shape ``(1, D)`` for ``(1, D)`` and ``(1, p)`` zeros.
     """
 
     gradient_map: Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -282,7 +337,24 @@ Game = QuadraticGame | SmoothGame
 
 def strong_monotonicity(M: np.ndarray) -> float:
     """``lambda_min((M + M^T) / 2)``, the modulus ``mu`` of ``z -> M z``; ``M`` a finite
-    square matrix."""
+    square matrix.
+
+    Parameters
+    ----------
+    M : array_like, shape (D, D)
+        A finite square matrix.
+
+    Returns
+    -------
+    float
+        The smallest eigenvalue of ``sym(M)``; positive exactly when ``z -> M z`` is
+        strongly monotone.
+
+    Raises
+    ------
+    ValueError
+        If ``M`` is not a finite square 2-D array.
+    """
     M = real_array("M", M, ndim=2)
     if M.shape[0] != M.shape[1]:
         raise ValueError(f"M must be a square (D, D) array, got shape {M.shape}")
@@ -295,13 +367,39 @@ def _modulus(M: np.ndarray) -> float:
 
 def equilibrium(game: Game, theta: np.ndarray) -> np.ndarray:
     """Nash equilibrium ``z*(theta)`` of any game; ``theta (..., p)`` -> ``(..., D)``
-    (quadratic: ``-M^{-1}(B theta + c)``)."""
+    (quadratic: ``-M^{-1}(B theta + c)``).
+
+    Parameters
+    ----------
+    game : QuadraticGame or SmoothGame
+        The agents' game.
+    theta : array_like, shape (..., p)
+        The decision-maker's action(s).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., D)
+        The equilibrium play ``z*(theta)`` for each action.
+    """
     return game.equilibrium(theta)
 
 
 def sensitivity(game: Game, theta: np.ndarray | None = None) -> np.ndarray:
     """``J = dz*/dtheta``: ``(D, p)`` at ``theta`` (``None``: the quadratic game's constant
-    ``-M^{-1} B``, a smooth game's ``J(0)``), ``(..., D, p)`` for ``theta (..., p)``."""
+    ``-M^{-1} B``, a smooth game's ``J(0)``), ``(..., D, p)`` for ``theta (..., p)``.
+
+    Parameters
+    ----------
+    game : QuadraticGame or SmoothGame
+        The agents' game.
+    theta : array_like or None, shape (..., p), default None
+        The action(s) at which to differentiate; None as above.
+
+    Returns
+    -------
+    numpy.ndarray, shape (D, p) or (..., D, p)
+        The Jacobian ``J = dz*/dtheta`` of the equilibrium in the action.
+    """
     return game.sensitivity(theta)
 
 
@@ -316,7 +414,31 @@ def random_game(
 
     ``M = mu I + S + K``: ``S`` positive semi-definite with ``lambda_min(S) = 0`` (so the modulus
     is exactly ``mu``) and ``K`` antisymmetric (the players' conflicting interaction), both of
-    spectral size ``coupling``; ``B, c`` standard normal."""
+    spectral size ``coupling``; ``B, c`` standard normal.
+
+    Parameters
+    ----------
+    blocks : tuple of int, default (3, 3)
+        The players' dimensions, positive; ``D = sum(blocks)``.
+    action_dim : int, default 2
+        The decision-maker's action dimension ``p``, ``>= 1``.
+    mu : float, default 1.0
+        The strong-monotonicity modulus, positive.
+    coupling : float, default 1.0
+        The spectral norm of each of ``S`` and ``K``, ``>= 0``.
+    seed : int or numpy.random.Generator, default 0
+        The seed (``>= 0``) or generator of the draws.
+
+    Returns
+    -------
+    QuadraticGame
+        The game, unbounded, with ``M (D, D)``, ``B (D, p)``, ``c (D,)``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range.
+    """
     if (
         not isinstance(blocks, tuple | list)
         or not blocks
@@ -360,6 +482,29 @@ def ride_share_game(
     are not shipped). The decision-maker's action ``theta in R^d`` is a demand signal added to
     both firms' base demand per location. Gradient of firm ``i``:
     ``-(q_i + theta) + (2 a_i + regularization) x_i - b_i x_{-i}``.
+
+    Parameters
+    ----------
+    n_locations : int, default 5
+        The number of locations ``d``, ``>= 1``; ``D = 2 d``, ``p = d``.
+    price : float, default 15.0
+        The reference price of the demand calibration, positive.
+    regularization : float, default 1.0
+        The firms' price penalty, ``>= 0``.
+    max_price : float, default 20.0
+        The upper bound of every price, positive (the lower bound is 0).
+    seed : int or numpy.random.Generator, default 0
+        The seed (``>= 0``) or generator of the mean demands ``q``.
+
+    Returns
+    -------
+    QuadraticGame
+        The game with blocks ``(d, d)`` and the box ``[0, max_price]^{2d}``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range.
     """
     d = check_int("n_locations", n_locations, minimum=1)
     price = check_real("price", price, low=0.0, high=np.inf, low_open=True, high_open=True)

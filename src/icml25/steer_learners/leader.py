@@ -55,7 +55,25 @@ from icml25.steer_learners.game import (
 class LeaderCost:
     """``l(theta, z) = 1/2 |Q z + R theta - r|^2 + gamma/2 |theta|^2``.
 
-    Shapes: ``Q (k, D)``, ``R (k, p)``, ``r (k,)``; ``gamma >= 0``."""
+    Shapes: ``Q (k, D)``, ``R (k, p)``, ``r (k,)``; ``gamma >= 0``.
+
+    Parameters
+    ----------
+    Q : array_like, shape (k, D)
+        The weight of the agents' play in the residual.
+    R : array_like, shape (k, p)
+        The weight of the decision-maker's action in the residual.
+    r : array_like, shape (k,)
+        The residual's target.
+    gamma : float, default 0.0
+        The action's ridge weight, ``>= 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``Q``, ``R`` are not 2-D and ``r`` 1-D with a shared first dimension, or
+        ``gamma < 0``.
+    """
 
     Q: np.ndarray
     R: np.ndarray
@@ -94,7 +112,22 @@ class LeaderCost:
 
 
 def leader_objective(game: Game, cost: LeaderCost, theta: np.ndarray) -> np.ndarray:
-    """``Phi(theta) = l(theta, z*(theta))``; ``theta (..., p)`` -> ``(...)``."""
+    """``Phi(theta) = l(theta, z*(theta))``; ``theta (..., p)`` -> ``(...)``.
+
+    Parameters
+    ----------
+    game : QuadraticGame or SmoothGame
+        The agents' game.
+    cost : LeaderCost
+        The decision-maker's cost ``l``, with ``Q (k, D)`` and ``R (k, p)`` of the game's sizes.
+    theta : array_like, shape (..., p)
+        The decision-maker's action(s).
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        The decision-maker's cost at the equilibrium each action induces.
+    """
     cost.check(game)
     theta = np.asarray(theta, dtype=float)
     return cost.value(theta, equilibrium(game, theta))
@@ -108,7 +141,30 @@ def optimal_action(
     Quadratic game: ``Phi(theta) = 1/2 |H_1 theta + h|^2 + gamma/2 |theta|^2`` with
     ``H_1 = Q J + R``, ``h = Q z*(0) - r``: ``theta* = -(H_1^T H_1 + gamma I)^{-1} H_1^T h``.
     Any other game: BFGS on ``Phi`` with its gradient ``grad_theta l + J(theta)^T grad_z l``
-    from ``theta0`` (default 0); a local minimiser where ``Phi`` is not convex."""
+    from ``theta0`` (default 0); a local minimiser where ``Phi`` is not convex.
+
+    Parameters
+    ----------
+    game : QuadraticGame or SmoothGame
+        The agents' game.
+    cost : LeaderCost
+        The decision-maker's cost ``l``.
+    theta0 : array_like or None, shape (p,), default None
+        The start of BFGS (a non-quadratic game only); None for zeros.
+
+    Returns
+    -------
+    theta : numpy.ndarray, shape (p,)
+        The Stackelberg action ``theta*``.
+    phi : float
+        Its value ``Phi(theta*)``.
+
+    Raises
+    ------
+    ValueError
+        If the cost does not fit the game, ``theta0`` has the wrong shape, or (quadratic game)
+        ``Phi`` is not strongly convex.
+    """
     cost.check(game)
     if not isinstance(game, QuadraticGame):
         start = np.zeros(game.action_dim) if theta0 is None else real_array("theta0", theta0)
@@ -139,7 +195,26 @@ def robbins_monro_schedule(
     ``alpha_t = alpha0 / (1 + t / epoch0)``, ``t = 0 .. n_rounds - 1`` (the ``1/t`` alternative
     to Algorithm 2, from the same start ``eta0``, ``alpha0`` and time scale ``epoch0 = T_0``).
 
-    Returns ``(etas (N,), alphas (N,))`` for :func:`steer`'s per-round form."""
+    Returns ``(etas (N,), alphas (N,))`` for :func:`steer`'s per-round form.
+
+    Parameters
+    ----------
+    eta0 : float
+        The agents' first step, positive.
+    alpha0 : float
+        The decision-maker's first step, ``>= 0``.
+    epoch0 : int
+        The time scale ``T_0`` of the decay, in rounds, ``>= 1``.
+    n_rounds : int
+        The number of rounds ``N``, ``>= 1``.
+
+    Returns
+    -------
+    etas : numpy.ndarray, shape (N,)
+        The agents' step per round.
+    alphas : numpy.ndarray, shape (N,)
+        The decision-maker's step per round.
+    """
     eta0 = check_real("eta0", eta0, low=0.0, high=np.inf, low_open=True, high_open=True)
     alpha0 = check_real("alpha0", alpha0, low=0.0, high=np.inf, high_open=True)
     epoch0 = check_int("epoch0", epoch0, minimum=1)
@@ -155,7 +230,35 @@ def geometric_schedule(
     """Algorithm 2: ``eta_k = eta0 factor^k``, ``alpha_k = alpha0 factor^k``,
     ``T_k = round(epoch0 / factor^k)`` for ``k < n_epochs``; ``factor = 1`` gives constant steps.
 
-    Returns ``(etas (K,), alphas (K,), lengths (K,) int)``."""
+    Returns ``(etas (K,), alphas (K,), lengths (K,) int)``.
+
+    Parameters
+    ----------
+    eta0 : float
+        The agents' step in the first epoch, positive.
+    alpha0 : float
+        The decision-maker's step in the first epoch, ``>= 0``.
+    epoch0 : int
+        The rounds ``T_0`` of the first epoch, ``>= 1``.
+    n_epochs : int
+        The number of epochs ``K``, ``>= 1``.
+    factor : float, default 0.5
+        The decay per epoch, in ``(0, 1]``.
+
+    Returns
+    -------
+    etas : numpy.ndarray, shape (K,)
+        The agents' step per epoch.
+    alphas : numpy.ndarray, shape (K,)
+        The decision-maker's step per epoch.
+    lengths : numpy.ndarray of int, shape (K,)
+        The rounds of each epoch.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range, or the last epoch's length would overflow an int64.
+    """
     eta0 = check_real("eta0", eta0, low=0.0, high=np.inf, low_open=True, high_open=True)
     alpha0 = check_real("alpha0", alpha0, low=0.0, high=np.inf, high_open=True)
     epoch0 = check_int("epoch0", epoch0, minimum=1)
@@ -181,7 +284,31 @@ class Steering:
     every ``record_every`` rounds; ``theta (R, p)``, ``z (R, D)``: the final state;
     ``clipped (K,)``: fraction of leader moves the drift cap shortened, per epoch;
     ``sensitivity_error (K,)``: mean over replicates of ``|J_hat - J(theta)|_F / |J(theta)|_F``
-    at each epoch end (0 for the exact decision-maker)."""
+    at each epoch end (0 for the exact decision-maker).
+
+    Parameters
+    ----------
+    tracking : numpy.ndarray, shape (K,)
+        The mean ``|z - z*(theta)|^2`` at each epoch's end.
+    suboptimality : numpy.ndarray, shape (K,)
+        The mean ``Phi(theta) - Phi*`` at each epoch's end.
+    ends : numpy.ndarray of int, shape (K,)
+        The round at which each epoch ends.
+    trace_rounds : numpy.ndarray of int, shape (S,)
+        The rounds of the trace (0, then every ``record_every`` rounds).
+    trace_tracking : numpy.ndarray, shape (S,)
+        The mean tracking error at each traced round.
+    trace_suboptimality : numpy.ndarray, shape (S,)
+        The mean suboptimality at each traced round.
+    theta : numpy.ndarray, shape (R, p)
+        The final action of each replicate.
+    z : numpy.ndarray, shape (R, D)
+        The final play of each replicate.
+    clipped : numpy.ndarray, shape (K,)
+        The fraction of leader moves the drift cap shortened, per epoch.
+    sensitivity_error : numpy.ndarray, shape (K,)
+        The mean relative Frobenius error of ``J_hat`` at each epoch's end.
+    """
 
     tracking: np.ndarray
     suboptimality: np.ndarray
@@ -240,21 +367,60 @@ def steer(
 
     Parameters
     ----------
-    game : :class:`QuadraticGame` or :class:`SmoothGame` (any game through its gradient map).
-    etas, alphas : agent and leader steps, ``(K,)`` one per epoch (:func:`geometric_schedule`)
-        or ``(N,)`` one per round, ``N = sum(lengths)`` (:func:`robbins_monro_schedule`).
-    lengths : ``(K,)`` rounds per epoch; errors are reported at each epoch's end.
-    sigma : agents' gradient noise, ``E|xi|^2 = sigma^2``.
-    theta0 : ``(p,)`` initial action; ``z0 (D,)`` initial play (default ``z*(theta0)``).
-    J_hat : ``"estimate"`` (default: online regression on the agents' observed steps,
+    game : QuadraticGame or SmoothGame
+        The agents' game (any game through its gradient map, :class:`SmoothGame`).
+    cost : LeaderCost
+        The decision-maker's cost ``l``.
+    etas, alphas : array_like, shape (K,) or (N,)
+        Agent and leader steps, ``(K,)`` one per epoch (:func:`geometric_schedule`) or
+        ``(N,)`` one per round, ``N = sum(lengths)`` (:func:`robbins_monro_schedule`); etas
+        positive, alphas non-negative.
+    lengths : array_like of int, shape (K,)
+        Rounds per epoch, positive; errors are reported at each epoch's end.
+    sigma : float
+        The agents' gradient noise, ``E|xi|^2 = sigma^2``, ``>= 0``.
+    theta0 : array_like, shape (p,)
+        The initial action.
+    z0 : array_like or None, shape (D,), default None
+        The initial play; None for ``z*(theta0)``.
+    J_hat : {"estimate", "exact"} or array_like, shape (D, p), default "estimate"
+        ``"estimate"``: online regression on the agents' observed steps,
         :class:`ResponseRegression`, refitted every ``refit_every`` rounds, its data discounted
-        by ``forget`` at each epoch end); ``"exact"``: the true ``J(theta)`` (reference);
+        by ``forget`` at each epoch end; ``"exact"``: the true ``J(theta)`` (reference);
         or a fixed ``(D, p)`` array (zeros: the naive decision-maker).
-    sensitivity_bound : ``L_theta >= ||J||``, a constant of the problem like ``mu`` and ``L``
+    drift_to_noise : float, default 1.0
+        The cap's ``kappa``, positive; ``inf`` for no cap.
+    sensitivity_bound : float or None, default None
+        ``L_theta >= ||J||``, a constant of the problem like ``mu`` and ``L``
         (default ``||J(theta0)||_2``); sets the drift cap and the probe.
-    probe : the probe's size relative to the agents' noise: ``delta = probe sigma /
+    probe : float, default 0.5
+        The probe's size relative to the agents' noise: ``delta = probe sigma /
         (L L_theta)``, so its push on the agents, ``|D_theta g| delta <= probe sigma``, adds at
         most ``probe^2`` to their noise.
+    forget : float, default 1.0
+        The discount in ``[0, 1]`` of the regression's data at each epoch end (1: keep all).
+    ridge : float, default 1.0
+        The regression's ridge weight, positive.
+    refit_every : int, default 10
+        Rounds between refits of ``J_hat`` (``"estimate"``, or ``"exact"`` on a smooth game).
+    replicates : int, default 1
+        Independent runs ``R``, simulated side by side.
+    record_every : int, default 10
+        Rounds between the trace's records.
+    seed : int or numpy.random.Generator, default 0
+        The seed (``>= 0``) or generator of the noise and the probe.
+
+    Returns
+    -------
+    Steering
+        The per-epoch and traced tracking errors and suboptimalities (means over replicates),
+        the final state, the clipped fractions and the sensitivity errors.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range or of the wrong shape, or ``cost`` does not fit the
+        game.
     """
     cost.check(game)
     lengths = np.atleast_1d(np.asarray(lengths))

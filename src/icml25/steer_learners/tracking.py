@@ -45,7 +45,15 @@ class Play:
     """Result of :func:`stochastic_gradient_play`.
 
     ``error (T+1, E, R)``: ``|z_t - z*(theta_t)|^2`` per step, step size and replicate;
-    ``z (E, R, D)``: the final play."""
+    ``z (E, R, D)``: the final play.
+
+    Parameters
+    ----------
+    error : numpy.ndarray, shape (T+1, E, R)
+        ``|z_t - z*(theta_t)|^2`` per step, step size and replicate.
+    z : numpy.ndarray, shape (E, R, D)
+        The final play per step size and replicate.
+    """
 
     error: np.ndarray
     z: np.ndarray
@@ -71,14 +79,26 @@ def stochastic_gradient_play(
 
     Parameters
     ----------
-    game : the agents' game, quadratic or any :class:`SmoothGame`.
-    thetas : ``(T+1, p)`` the decision-maker's actions ``theta_0 .. theta_T``.
-    eta : step size, or a 1-d array of ``E`` step sizes run side by side (same noise draws).
-    sigma : gradient-noise level, ``xi_t ~ N(0, sigma^2 / D I)`` so ``E|xi_t|^2 = sigma^2``.
-    z0 : ``(D,)`` start (default: the equilibrium of ``theta_0``).
-    replicates : independent runs ``R``.
+    game : QuadraticGame or SmoothGame
+        The agents' game, quadratic or any :class:`SmoothGame`.
+    thetas : array_like, shape (T+1, p)
+        The decision-maker's actions ``theta_0 .. theta_T``, ``T >= 1``.
+    eta : float or array_like, shape (E,)
+        The step size, or a 1-d array of ``E`` step sizes run side by side (same noise
+        draws); positive.
+    sigma : float
+        The gradient-noise level, ``xi_t ~ N(0, sigma^2 / D I)`` so ``E|xi_t|^2 = sigma^2``.
+    z0 : array_like or None, shape (D,), default None
+        The start (default: the equilibrium of ``theta_0``).
+    replicates : int, default 1
+        Independent runs ``R``.
+    seed : int or numpy.random.Generator, default 0
+        The seed (``>= 0``) or generator of the noise.
 
-    Shapes: returns ``Play.error (T+1, E, R)``, ``Play.z (E, R, D)``.
+    Returns
+    -------
+    Play
+        ``Play.error (T+1, E, R)``, ``Play.z (E, R, D)``.
     """
     thetas = real_array("thetas", thetas)
     if thetas.ndim != 2 or thetas.shape[1] != game.action_dim or thetas.shape[0] < 2:
@@ -121,7 +141,35 @@ def expected_tracking_error(
     drift ``v = z*_{t+1} - z*_t`` (a leader moving on a straight line): mean
     ``m_{t+1} = A m_t - v``, covariance ``P_{t+1} = A P_t A^T + eta^2 sigma^2 / D I``.
 
-    Shapes: ``drift (D,)``, ``e0 (D,)`` -> ``(steps+1,)``."""
+    Shapes: ``drift (D,)``, ``e0 (D,)`` -> ``(steps+1,)``.
+
+    Parameters
+    ----------
+    game : QuadraticGame
+        The agents' game (the closed form needs ``M``).
+    eta : float
+        The agents' step size, positive.
+    sigma : float
+        The gradient-noise level, ``E|xi|^2 = sigma^2``, ``>= 0``.
+    drift : array_like, shape (D,)
+        The equilibrium's constant move per step ``v``.
+    e0 : array_like, shape (D,)
+        The initial error ``z_0 - z*(theta_0)``.
+    steps : int
+        The number of steps, ``>= 0``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (steps+1,)
+        ``E|e_t|^2`` for ``t = 0..steps``.
+
+    Raises
+    ------
+    TypeError
+        If ``game`` is not a ``QuadraticGame``.
+    ValueError
+        If an argument is out of range or of the wrong shape.
+    """
     eta = check_real("eta", eta, low=0.0, high=np.inf, low_open=True, high_open=True)
     sigma = check_real("sigma", sigma, low=0.0, high=np.inf, high_open=True)
     steps = check_int("steps", steps, minimum=0)
@@ -149,7 +197,33 @@ def steady_state_error(
 
     Returns ``(noise, drift)``: ``noise = tr P`` with ``P = A P A^T + eta^2 sigma^2 / D I``
     (discrete Lyapunov equation) and ``drift = |(eta M)^{-1} v|^2`` (the steady lag). For
-    ``M = mu I`` these are ``eta sigma^2 / (mu (2 - mu eta))`` and ``|v|^2 / (mu eta)^2``."""
+    ``M = mu I`` these are ``eta sigma^2 / (mu (2 - mu eta))`` and ``|v|^2 / (mu eta)^2``.
+
+    Parameters
+    ----------
+    game : QuadraticGame
+        The agents' game (the closed form needs ``M``).
+    eta : float
+        The agents' step size, positive, small enough that ``I - eta M`` is stable.
+    sigma : float
+        The gradient-noise level, ``>= 0``.
+    drift : array_like, shape (D,)
+        The equilibrium's constant move per step ``v``.
+
+    Returns
+    -------
+    noise : float
+        The noise part ``tr P`` of the limit of ``E|e_t|^2``.
+    drift : float
+        The drift part ``|(eta M)^{-1} v|^2``.
+
+    Raises
+    ------
+    TypeError
+        If ``game`` is not a ``QuadraticGame``.
+    ValueError
+        If ``I - eta M`` is not stable or an argument is invalid.
+    """
     eta = check_real("eta", eta, low=0.0, high=np.inf, low_open=True, high_open=True)
     sigma = check_real("sigma", sigma, low=0.0, high=np.inf, high_open=True)
     _check_quadratic(game)
@@ -172,7 +246,30 @@ def tracking_bound(
     with ``q = sqrt(1 - 2 mu eta + L^2 eta^2)``, valid for ``0 < eta < 2 mu / L^2``.
 
     ``mu``: strong monotonicity, ``lipschitz``: ``L``, ``drift``: ``Delta >= |v_t|``,
-    ``d0``: ``|e_0|``; ``t`` a step or an array of steps."""
+    ``d0``: ``|e_0|``; ``t`` a step or an array of steps.
+
+    Parameters
+    ----------
+    mu : float
+        The strong-monotonicity modulus, positive.
+    lipschitz : float
+        The Lipschitz constant ``L >= mu``.
+    eta : float
+        The step size, in ``(0, 2 mu / L^2)``.
+    sigma : float
+        The gradient-noise level, ``>= 0``.
+    drift : float
+        The drift bound ``Delta >= |v_t|``, ``>= 0``.
+    d0 : float
+        The initial error ``|e_0|``, ``>= 0``.
+    t : int or array_like
+        The step(s), ``>= 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The bound on ``E|e_t|^2``, of the shape of ``t``.
+    """
     mu = check_real("mu", mu, low=0.0, high=np.inf, low_open=True, high_open=True)
     L = check_real("lipschitz", lipschitz, low=mu, high=np.inf, high_open=True)
     eta = check_real("eta", eta, low=0.0, high=2 * mu / L**2, low_open=True, high_open=True)

@@ -33,7 +33,26 @@ MAX_POINTS = 2**30  # frontier grids of more floats (8 GiB) are refused as a siz
 
 
 def normalized_curves(loss, L0: float) -> np.ndarray:
-    """``l = (L - L0) / (L[..., -1] - L0)``: curves ``(..., X)`` whose last point is ``x = 1``."""
+    """``l = (L - L0) / (L[..., -1] - L0)``: curves ``(..., X)`` whose last point is ``x = 1``.
+
+    Parameters
+    ----------
+    loss : array_like
+        Raw loss curves ``L`` (..., X), X >= 2, on a grid of fractions ``x`` of each curve's
+        compute-optimal horizon whose last point is ``x = 1``; finite real numbers.
+    L0 : float
+        The irreducible loss; it must lie below every final loss ``L[..., -1]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The normalized curves ``l`` (..., X), float64, equal to 1 at the last point.
+
+    Raises
+    ------
+    ValueError
+        If ``loss`` is not a finite array with X >= 2, or ``L0`` is not below every final loss.
+    """
     loss = real_array("loss", loss)
     L0 = check_real("L0", L0, low=-np.inf, high=np.inf, high_open=True, low_open=True)
     if loss.ndim < 1 or loss.shape[-1] < 2:
@@ -82,7 +101,28 @@ def collapse_deviation(ell) -> np.ndarray:
 def noise_floor(loss, L0: float) -> np.ndarray:
     """``sigma(x, p)``: seed-to-seed spread of ``L - L0`` relative to its mean, for raw curves
     ``loss (P, W, X)`` on a common grid of ``x``; returns ``(P, X)``. ``L0`` must lie below
-    the seeds' mean loss at every ``(p, x)``."""
+    the seeds' mean loss at every ``(p, x)``.
+
+    Parameters
+    ----------
+    loss : array_like
+        Raw loss curves ``L`` (P, W, X) of P model sizes and W >= 2 seeds each on a common grid
+        of X fractions ``x`` of the compute-optimal horizon; finite real numbers.
+    L0 : float
+        The irreducible loss, below the mean over seeds of ``loss`` at every ``(p, x)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``sigma`` (P, X), float64: the sample standard deviation (``ddof = 1``) over seeds of
+        ``L - L0`` divided by its mean over seeds.
+
+    Raises
+    ------
+    ValueError
+        If ``loss`` is not a finite (P, W, X) array with W >= 2, or ``L0`` is not below the
+        seeds' mean loss somewhere.
+    """
     loss = _curves("loss", loss)
     check_real("L0", L0, low=-np.inf, high=np.inf, high_open=True, low_open=True)
     excess = loss - L0
@@ -103,7 +143,32 @@ def fit_irreducible_loss(compute, loss, delta: float = 1e-3, starts: int = 3) ->
     """Fit ``L = L0 + a c^-b`` to end points ``(c_i, L_i)`` by a Huber loss (threshold
     ``delta``) on the residuals of ``log L`` (``scipy.optimize.least_squares``, all parameters
     >= 0), best of a grid of ``starts^2`` initial ``(L0, b)``; compute is rescaled by its smallest
-    value inside. Returns ``L0, a, b`` and ``r2`` (on log L), as the official notebook's fit."""
+    value inside. Returns ``L0, a, b`` and ``r2`` (on log L), as the official notebook's fit.
+
+    Parameters
+    ----------
+    compute : array_like
+        Compute ``c`` (n,), n >= 3, of the compute-optimal end points; positive.
+    loss : array_like
+        Their losses ``L`` (n,); positive.
+    delta : float, default 1e-3
+        The Huber threshold on the residuals of ``log L``; positive.
+    starts : int, default 3
+        Initial values per parameter ``L0`` and ``b`` (``starts^2`` fits); 1 to 100.
+
+    Returns
+    -------
+    dict of str to float
+        ``"L0"`` the irreducible loss, ``"a"`` and ``"b"`` the amplitude (in the units of the
+        original ``compute``) and exponent of ``a c^-b``, and ``"r2"`` the coefficient of
+        determination of the fit on ``log L``.
+
+    Raises
+    ------
+    ValueError
+        If ``compute`` and ``loss`` are not equally long 1-d positive arrays of length >= 3, or
+        ``delta`` or ``starts`` is out of range.
+    """
     c, L = real_array("compute", compute), real_array("loss", loss)
     if c.shape != L.shape or c.ndim != 1 or c.size < 3:
         raise ValueError("compute and loss must be 1-d arrays of the same length >= 3")
@@ -137,7 +202,35 @@ def compute_frontier(compute: list, loss: list, n_points: int = 200):
     ``compute[i], loss[i]`` are the curve of model ``i`` (increasing compute); on ``n_points``
     log-spaced computes inside the range all curves cover at least one of, returns
     ``(c (n,), L_min (n,), best (n,))`` with ``best`` the index of the winning model (log-log
-    linear interpolation of each curve, as the official notebook)."""
+    linear interpolation of each curve, as the official notebook).
+
+    Parameters
+    ----------
+    compute : list of array_like
+        One increasing 1-d array of computes per model, with some positive entries (entries
+        <= 0 are ignored).
+    loss : list of array_like
+        The matching 1-d loss curves, as long as ``compute[i]`` and positive where it is.
+    n_points : int, default 200
+        Number of log-spaced computes of the frontier grid; at least 1.
+
+    Returns
+    -------
+    c : numpy.ndarray
+        The compute grid (n_points,), log-spaced from the smallest positive to the largest
+        compute of any curve.
+    L_min : numpy.ndarray
+        The frontier (n_points,): the least interpolated loss at each ``c`` (``inf`` where no
+        curve covers it).
+    best : numpy.ndarray
+        The index (n_points,) of the model that attains ``L_min``, int.
+
+    Raises
+    ------
+    ValueError
+        If the lists are empty or unequally long, a curve is malformed, or ``n_points`` times
+        the number of curves exceeds ``2**30``.
+    """
     if len(compute) != len(loss) or not len(compute):
         raise ValueError("compute and loss must be equally long, non-empty lists of curves")
     for i, (c, L) in enumerate(zip(compute, loss, strict=True)):
@@ -170,7 +263,27 @@ def compute_frontier(compute: list, loss: list, n_points: int = 200):
 
 def fit_frontier_exponent(params, compute) -> tuple[float, float]:
     """Fit ``c*(p) = kappa p^(1 + gamma)`` to compute-optimal pairs (least squares in log-log, as
-    the official notebook); returns ``(kappa, gamma)``: horizons then grow as ``p^gamma``."""
+    the official notebook); returns ``(kappa, gamma)``: horizons then grow as ``p^gamma``.
+
+    Parameters
+    ----------
+    params : array_like
+        Model sizes ``p`` (n,) of the compute-optimal pairs, positive, at least 2 distinct.
+    compute : array_like
+        Their compute-optimal computes ``c*`` (n,), positive.
+
+    Returns
+    -------
+    kappa : float
+        The prefactor of ``c*(p) = kappa p^(1 + gamma)``.
+    gamma : float
+        The exponent of the horizons, ``t*(p) ∝ p^gamma``.
+
+    Raises
+    ------
+    ValueError
+        If the arrays are not 1-d, equally long and positive with >= 2 distinct sizes.
+    """
     p, c = real_array("params", params), real_array("compute", compute)
     if p.shape != c.shape or p.ndim != 1 or np.unique(p).size < 2:
         raise ValueError("params and compute must be 1-d, equally long, with >= 2 distinct sizes")
@@ -187,7 +300,32 @@ def fit_compute_optimal(params, compute: list, loss: list, n_points: int = 1000)
     frontier points won by the smallest or the largest model dropped (their optimal range is cut
     by the budget), and ``c* = kappa p^(1 + gamma)`` fitted to the rest. If fewer than two sizes
     win inside, all frontier points are used (``interior`` False). Returns ``kappa, gamma``,
-    the frontier ``c, L_min, p_opt`` and ``interior``."""
+    the frontier ``c, L_min, p_opt`` and ``interior``.
+
+    Parameters
+    ----------
+    params : array_like
+        Model sizes ``p`` (P,), positive, one per curve.
+    compute : list of array_like
+        The P compute axes, as in :func:`compute_frontier`.
+    loss : list of array_like
+        The P loss curves, as in :func:`compute_frontier`.
+    n_points : int, default 1000
+        Number of log-spaced computes of the frontier grid.
+
+    Returns
+    -------
+    dict
+        ``"kappa"``, ``"gamma"`` (float) of ``c* = kappa p^(1 + gamma)``; the frontier ``"c"``,
+        ``"L_min"`` (n_points,) and ``"p_opt"`` (n_points,) the size winning at each ``c``; and
+        ``"interior"`` (bool), whether only points won by inner sizes were fitted.
+
+    Raises
+    ------
+    ValueError
+        If ``params`` is not P positive sizes, or as :func:`compute_frontier` and
+        :func:`fit_frontier_exponent` raise.
+    """
     p = real_array("params", params)
     if p.ndim != 1 or p.size != len(compute) or np.any(p <= 0):
         raise ValueError(f"params must be {len(compute)} positive sizes, got {params!r}")
@@ -209,7 +347,29 @@ def fit_compute_optimal(params, compute: list, loss: list, n_points: int = 1000)
 
 def optimal_horizon(params, gamma: float, ref_params: float, ref_horizon: float) -> np.ndarray:
     """``t*(p) = t_ref (p / p_ref)^gamma``: the compute-optimal number of training samples (or
-    steps at a fixed batch) of each size, anchored at ``t*(p_ref) = t_ref``."""
+    steps at a fixed batch) of each size, anchored at ``t*(p_ref) = t_ref``.
+
+    Parameters
+    ----------
+    params : array_like
+        Model sizes ``p``, any shape, positive.
+    gamma : float
+        The horizon exponent (from :func:`fit_frontier_exponent`).
+    ref_params : float
+        The reference size ``p_ref``, positive.
+    ref_horizon : float
+        Its compute-optimal horizon ``t_ref``, positive.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``t*(p)``, the shape of ``params``, float64 (in the units of ``ref_horizon``).
+
+    Raises
+    ------
+    ValueError
+        If a size, ``ref_params`` or ``ref_horizon`` is not positive, or ``gamma`` not finite.
+    """
     gamma = check_real("gamma", gamma, low=-np.inf, high=np.inf, low_open=True, high_open=True)
     ref_params = check_real("ref_params", ref_params, low=0, high=np.inf, low_open=True)
     ref_horizon = check_real("ref_horizon", ref_horizon, low=0, high=np.inf, low_open=True)
@@ -220,7 +380,32 @@ def optimal_horizon(params, gamma: float, ref_params: float, ref_horizon: float)
 
 
 def power_law_loss(t, p, mu: float, nu: float, L0: float = 0.0) -> np.ndarray:
-    """``L(t, p) = L0 + t^-mu + p^-nu`` (broadcast over ``t`` and ``p``, both positive)."""
+    """``L(t, p) = L0 + t^-mu + p^-nu`` (broadcast over ``t`` and ``p``, both positive).
+
+    Parameters
+    ----------
+    t : array_like
+        Training horizons (samples or steps), positive; broadcast against ``p``.
+    p : array_like
+        Model sizes, positive.
+    mu : float
+        The exponent of the horizon term, positive.
+    nu : float
+        The exponent of the size term, positive.
+    L0 : float, default 0.0
+        The irreducible loss.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``L(t, p)``, float64, of the broadcast shape of ``t`` and ``p``.
+
+    Raises
+    ------
+    ValueError
+        If ``t`` or ``p`` is not positive, they do not broadcast, or an exponent is not
+        positive.
+    """
     for name, value in (("t", t), ("p", p)):
         if np.any(real_array(name, value) <= 0):
             raise ValueError(f"{name} must be positive")
@@ -238,7 +423,27 @@ def power_law_loss(t, p, mu: float, nu: float, L0: float = 0.0) -> np.ndarray:
 
 def power_law_optimal_horizon(p, mu: float, nu: float) -> np.ndarray:
     """The minimiser of ``power_law_loss`` at fixed compute ``c = 6 p t``:
-    ``t*(p) = (mu / nu)^(1/mu) p^(nu/mu)`` (stationarity: ``mu t^-mu = nu p^-nu``)."""
+    ``t*(p) = (mu / nu)^(1/mu) p^(nu/mu)`` (stationarity: ``mu t^-mu = nu p^-nu``).
+
+    Parameters
+    ----------
+    p : array_like
+        Model sizes, any shape, positive.
+    mu : float
+        The exponent of the horizon term, positive.
+    nu : float
+        The exponent of the size term, positive.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``t*(p)``, float64, the shape of ``p``.
+
+    Raises
+    ------
+    ValueError
+        If a size or an exponent is not positive.
+    """
     mu = check_real("mu", mu, low=0, high=np.inf, low_open=True, high_open=True)
     nu = check_real("nu", nu, low=0, high=np.inf, low_open=True, high_open=True)
     p = real_array("p", p)
@@ -248,7 +453,27 @@ def power_law_optimal_horizon(p, mu: float, nu: float) -> np.ndarray:
 
 
 def power_law_collapse(x, mu: float, nu: float) -> np.ndarray:
-    """The universal normalized curve ``l(x) = (r x^-mu + 1) / (r + 1)``, ``r = nu / mu``."""
+    """The universal normalized curve ``l(x) = (r x^-mu + 1) / (r + 1)``, ``r = nu / mu``.
+
+    Parameters
+    ----------
+    x : array_like
+        Fractions of the compute-optimal horizon, any shape, positive.
+    mu : float
+        The exponent of the horizon term, positive.
+    nu : float
+        The exponent of the size term, positive.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``l(x)``, float64, the shape of ``x`` (1 at ``x = 1``).
+
+    Raises
+    ------
+    ValueError
+        If ``x`` or an exponent is not positive.
+    """
     mu = check_real("mu", mu, low=0, high=np.inf, low_open=True, high_open=True)
     nu = check_real("nu", nu, low=0, high=np.inf, low_open=True, high_open=True)
     x = real_array("x", x)

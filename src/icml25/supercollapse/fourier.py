@@ -36,7 +36,17 @@ def _check_floats(name: str, count: int) -> None:
 
 @dataclass(frozen=True)
 class FourierTask:
-    """A fixed target function: frequencies ``k (M, d)``, weights ``w (M,)``, phases ``b (M,)``."""
+    """A fixed target function: frequencies ``k (M, d)``, weights ``w (M,)``, phases ``b (M,)``.
+
+    Parameters
+    ----------
+    k : numpy.ndarray
+        Integer-valued frequencies ``k_i`` (M, d), float64; ``d`` is the property ``dim``.
+    w : numpy.ndarray
+        Weights ``w_i`` (M,) of the modes, of unit Euclidean norm.
+    b : numpy.ndarray
+        Phases ``b_i`` (M,), each 0 or ``pi / 2``.
+    """
 
     k: np.ndarray
     w: np.ndarray
@@ -48,7 +58,29 @@ class FourierTask:
 
 
 def fourier_task(dim: int = 8, n_modes: int = 10_000, alpha: float = 2.0, seed=0) -> FourierTask:
-    """Draw the target function of the paper's Fourier regression task (see the module)."""
+    """Draw the target function of the paper's Fourier regression task (see the module).
+
+    Parameters
+    ----------
+    dim : int, default 8
+        Input dimension ``d``; at least 1.
+    n_modes : int, default 10000
+        Number of Fourier modes ``M``; at least 1 (``M d`` at most ``2**30``).
+    alpha : float, default 2.0
+        Tail exponent of the frequency magnitudes ``s_i = (1 - u_i)^(-1/alpha)``; positive.
+    seed : int or numpy.random.Generator or None, default 0
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    FourierTask
+        The target's frequencies ``k (M, d)``, weights ``w (M,)`` and phases ``b (M,)``.
+
+    Raises
+    ------
+    ValueError
+        If ``dim``, ``n_modes`` or ``alpha`` is out of range.
+    """
     dim = check_int("dim", dim, minimum=1)
     n_modes = check_int("n_modes", n_modes, minimum=1)
     _check_floats("n_modes * dim", n_modes * dim)
@@ -65,7 +97,28 @@ def fourier_task(dim: int = 8, n_modes: int = 10_000, alpha: float = 2.0, seed=0
 def fourier_targets(task: FourierTask, x) -> np.ndarray | torch.Tensor:
     """``y(x) = sum_i w_i sqrt(2) cos(2 pi k_i . x + b_i)`` for ``x (B, d)``; returns ``(B,)``.
 
-    Numpy in, numpy out; a torch tensor in, a tensor out (same dtype)."""
+    Numpy in, numpy out; a torch tensor in, a tensor out (same dtype).
+
+    Parameters
+    ----------
+    task : FourierTask
+        The target function, of input dimension ``d = task.dim``.
+    x : array_like or torch.Tensor
+        Inputs (B, d), finite; a tensor must be floating point.
+
+    Returns
+    -------
+    numpy.ndarray or torch.Tensor
+        Targets ``y(x)`` (B,): float64 numpy for array input, a tensor of ``x``'s dtype for
+        tensor input.
+
+    Raises
+    ------
+    TypeError
+        If ``task`` is not a :class:`FourierTask`.
+    ValueError
+        If ``x`` is not a finite (B, d) array or floating-point tensor.
+    """
     if not isinstance(task, FourierTask):
         raise TypeError(f"task must be a FourierTask, got {type(task).__name__}")
     if isinstance(x, torch.Tensor):
@@ -84,7 +137,29 @@ def fourier_targets(task: FourierTask, x) -> np.ndarray | torch.Tensor:
 
 
 def sample_inputs(n: int, dim: int, generator: torch.Generator) -> torch.Tensor:
-    """``n`` inputs uniform on ``[-1/2, 1/2]^dim``, float32, ``(n, dim)``."""
+    """``n`` inputs uniform on ``[-1/2, 1/2]^dim``, float32, ``(n, dim)``.
+
+    Parameters
+    ----------
+    n : int
+        Number of inputs; at least 1.
+    dim : int
+        Input dimension; at least 1 (``n dim`` at most ``2**30``).
+    generator : torch.Generator or None
+        The random generator drawn from (None: torch's global one).
+
+    Returns
+    -------
+    torch.Tensor
+        Inputs (n, dim), float32.
+
+    Raises
+    ------
+    TypeError
+        If ``generator`` is neither None nor a ``torch.Generator``.
+    ValueError
+        If ``n`` or ``dim`` is out of range.
+    """
     check_int("n", n, minimum=1)
     check_int("dim", dim, minimum=1)
     _check_floats("n * dim", n * dim)

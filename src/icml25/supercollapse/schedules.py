@@ -23,6 +23,28 @@ def lr_schedule(name: str, steps, total: int, decay_frac: float = 1.0) -> np.nda
     """The multiplier of the peak learning rate at each step in ``steps`` of a ``total``-step run.
 
     Shapes: ``steps (n,)`` integers in ``[0, total]``; returns ``(n,)`` in ``[0, 1]``.
+
+    Parameters
+    ----------
+    name : {"constant", "linear", "cosine"}
+        The schedule (see the module).
+    steps : array_like
+        Steps ``t`` (n,) in ``[0, total]``.
+    total : int
+        Length ``T`` of the run in steps; at least 1.
+    decay_frac : float, default 1.0
+        Fraction of the run, in ``(0, 1]``, over which the rate decays (at its end).
+
+    Returns
+    -------
+    numpy.ndarray
+        The multiplier ``eta(t) / eta_peak`` (n,), float64, in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown, ``total`` or ``decay_frac`` is out of range, or a step lies
+        outside ``[0, total]``.
     """
     if name not in SCHEDULES:
         raise ValueError(f"name must be one of {SCHEDULES}, got {name!r}")

@@ -50,8 +50,20 @@ def intrinsic_dimension(features, fraction: float = 0.9) -> int:
 
     Parameters
     ----------
-    features : (m, D) feature matrix, one row per sample (not centred, as in the paper's code).
-    fraction : share of the squared singular values to keep, in (0, 1].
+    features : array_like, shape (m, D)
+        Feature matrix, one row per sample (not centred, as in the paper's code).
+    fraction : float, default 0.9
+        Share of the squared singular values to keep, in (0, 1].
+
+    Returns
+    -------
+    int
+        The intrinsic dimension ``d``, in ``[1, min(m, D)]``.
+
+    Raises
+    ------
+    ValueError
+        If ``features`` is not a finite 2-D array, is all zero, or ``fraction`` is out of range.
     """
     F = _features("features", features)
     fraction = check_real("fraction", fraction, low=0.0, high=1.0, low_open=True)
@@ -65,7 +77,25 @@ def intrinsic_dimension(features, fraction: float = 0.9) -> int:
 def principal_subspace(features, dim: int) -> np.ndarray:
     """(D, dim) orthonormal top-``dim`` eigenvectors of ``F^T F / m`` for features F (m, D).
 
-    All-zero features, NaN or inf are refused."""
+    All-zero features, NaN or inf are refused.
+
+    Parameters
+    ----------
+    features : array_like, shape (m, D)
+        Feature matrix, one row per sample.
+    dim : int
+        Number of eigenvectors, ``1 <= dim <= D``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (D, dim)
+        Orthonormal columns, by decreasing eigenvalue.
+
+    Raises
+    ------
+    ValueError
+        If ``features`` is not finite and 2-D, is all zero, or ``dim`` is out of range.
+    """
     F = _nonzero("features", _features("features", features))
     dim = check_int("dim", dim, minimum=1)
     if dim > F.shape[1]:
@@ -79,12 +109,23 @@ def correlation_dimension(Vs, Vw, *, atol: float = 1e-6) -> float:
 
     Parameters
     ----------
-    Vs : (D, d_s) orthonormal basis of the strong subspace.
-    Vw : (D, d_w) orthonormal basis of the weak subspace, in the same ambient space.
-    atol : tolerance of the orthonormality check.
+    Vs : array_like, shape (D, d_s)
+        Orthonormal basis of the strong subspace.
+    Vw : array_like, shape (D, d_w)
+        Orthonormal basis of the weak subspace, in the same ambient space.
+    atol : float, default 1e-6
+        Tolerance of the orthonormality check.
 
-    Returns a number in ``[0, min(d_s, d_w)]``: ``d_sw`` equals the dimension of the
-    intersection when the subspaces share some directions and are orthogonal otherwise.
+    Returns
+    -------
+    float
+        A number in ``[0, min(d_s, d_w)]``: ``d_sw`` equals the dimension of the
+        intersection when the subspaces share some directions and are orthogonal otherwise.
+
+    Raises
+    ------
+    ValueError
+        If a basis is not orthonormal or the two have different numbers of rows.
     """
     Vs, Vw = _basis("Vs", Vs, atol), _basis("Vw", Vw, atol)
     if Vs.shape[0] != Vw.shape[0]:
@@ -110,6 +151,23 @@ def sample_subspace(features, dim: int) -> np.ndarray:
     The span, in sample space ``R^m``, of the model's top ``dim`` principal feature functions:
     ``U[:, :dim] = F V[:, :dim] / s[:dim]`` for ``F = U diag(s) V^T``. All-zero features,
     NaN or inf are refused.
+
+    Parameters
+    ----------
+    features : array_like, shape (m, D)
+        Feature matrix, one row per sample.
+    dim : int
+        Number of singular vectors, ``1 <= dim <= min(m, D)``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, dim)
+        Orthonormal columns, by decreasing singular value.
+
+    Raises
+    ------
+    ValueError
+        If ``features`` is not finite and 2-D, is all zero, or ``dim`` is out of range.
     """
     F = _nonzero("features", _features("features", features))
     dim = check_int("dim", dim, minimum=1)
@@ -124,6 +182,27 @@ def match_feature_dim(features_s, features_w, seed=None) -> tuple[np.ndarray, np
 
     The official code's way to put two models' features in one space; returns
     ``(features_s, features_w)`` with equal widths.
+
+    Parameters
+    ----------
+    features_s : array_like, shape (m, D_s)
+        Strong model's features.
+    features_w : array_like, shape (m, D_w)
+        Weak model's features on the same samples.
+    seed : int, numpy.random.Generator or None, optional
+        Seed of the Gaussian map ``(D_big, D_small) / sqrt(D_small)``.
+
+    Returns
+    -------
+    features_s : numpy.ndarray, shape (m, min(D_s, D_w))
+        Strong features, projected if they were the wider.
+    features_w : numpy.ndarray, shape (m, min(D_s, D_w))
+        Weak features, projected if they were the wider.
+
+    Raises
+    ------
+    ValueError
+        If the inputs are not finite 2-D arrays with the same number of rows.
     """
     Fs, Fw = _features("features_s", features_s), _features("features_w", features_w)
     if Fs.shape[0] != Fw.shape[0]:
@@ -145,14 +224,29 @@ def feature_dimensions(features_s, features_w, fraction: float = 0.9) -> tuple[i
 
     Parameters
     ----------
-    features_s : (m, D_s) strong model's features on ``m`` samples.
-    features_w : (m, D_w) weak model's features on the same samples, in the same order;
+    features_s : array_like, shape (m, D_s)
+        Strong model's features on ``m`` samples.
+    features_w : array_like, shape (m, D_w)
+        Weak model's features on the same samples, in the same order;
         ``D_w`` may differ from ``D_s``.
-    fraction : share of the squared singular values that defines the intrinsic dimensions.
+    fraction : float, default 0.9
+        Share of the squared singular values that defines the intrinsic dimensions.
 
-    Returns ``d_s``, ``d_w`` (:func:`intrinsic_dimension`) and ``d_sw = ||U_s^T U_w||_F^2``, the
-    correlation dimension of the two models' principal subspaces in sample space
-    (:func:`sample_subspace`): coordinate-free, in ``[0, min(d_s, d_w)]``.
+    Returns
+    -------
+    d_s : int
+        Intrinsic dimension of the strong features (:func:`intrinsic_dimension`).
+    d_w : int
+        Intrinsic dimension of the weak features.
+    d_sw : float
+        ``d_sw = ||U_s^T U_w||_F^2``, the correlation dimension of the two models' principal
+        subspaces in sample space (:func:`sample_subspace`): coordinate-free, in
+        ``[0, min(d_s, d_w)]``.
+
+    Raises
+    ------
+    ValueError
+        If the inputs are not finite 2-D arrays with the same rows, or are all zero.
     """
     Fs, Fw = _features("features_s", features_s), _features("features_w", features_w)
     if Fs.shape[0] != Fw.shape[0]:

@@ -41,6 +41,27 @@ class W2SProbe(W2SCurves):
     """Per-split test risks of the four linear heads, with the pair's measured dimensions.
 
     Shapes: ``T`` random splits (trials), ``K`` values of ``N``.
+
+    Parameters
+    ----------
+    N : numpy.ndarray of int, shape (K,)
+        Increasing numbers of pseudo-labelled samples.
+    weak : numpy.ndarray, shape (T,)
+        Test risk of each split's weak teacher.
+    strong : numpy.ndarray, shape (T,)
+        Test risk of the strong baseline (n true labels).
+    w2s : numpy.ndarray, shape (T, K)
+        Test risk of the W2S student.
+    ceiling : numpy.ndarray, shape (T, K)
+        Test risk of the strong ceiling (n + N true labels).
+    d_s : int
+        Intrinsic dimension of the strong features.
+    d_w : int
+        Intrinsic dimension of the weak features.
+    d_sw : float
+        Correlation dimension ``||U_s^T U_w||_F^2`` in sample space.
+    n : int
+        Labelled samples.
     """
 
     d_s: int  # intrinsic dimension of the strong features
@@ -50,7 +71,27 @@ class W2SProbe(W2SCurves):
 
 
 def principal_coordinates(features, fraction: float) -> tuple[np.ndarray, np.ndarray]:
-    """``(U_d diag(s_d), U_d)``: (m, d) coordinates and (m, d) sample-space basis, d intrinsic."""
+    """``(U_d diag(s_d), U_d)``: (m, d) coordinates and (m, d) sample-space basis, d intrinsic.
+
+    Parameters
+    ----------
+    features : array_like, shape (m, D)
+        Feature matrix, one row per sample.
+    fraction : float
+        Energy fraction that defines ``d`` (:func:`intrinsic_dimension`), in (0, 1].
+
+    Returns
+    -------
+    coordinates : numpy.ndarray, shape (m, d)
+        ``U_d diag(s_d)``, the features projected on their top-``d`` principal directions.
+    basis : numpy.ndarray, shape (m, d)
+        ``U_d``, the top-``d`` left singular vectors (orthonormal columns).
+
+    Raises
+    ------
+    ValueError
+        As :func:`intrinsic_dimension`.
+    """
     d = intrinsic_dimension(features, fraction)
     U, s, _ = np.linalg.svd(np.asarray(features, dtype=float), full_matrices=False)
     return U[:, :d] * s[:d], U[:, :d]
@@ -92,17 +133,39 @@ def w2s_linear_probe(
 
     Parameters
     ----------
-    features_w : (m, D_w) frozen features of the weak model on ``m`` samples.
-    features_s : (m, D_s) frozen features of the strong model on the same samples (any width).
-    targets : (m,) or (m, C) clean targets, used to score every head on the test samples.
-    n : labelled samples for the teacher and the strong baseline; ``n > max(d_s, d_w)``.
-    N : int or increasing ints, pseudo-labelled samples for the student (nested: the first
-        ``N_1`` of the ``N_2``...); ``n + max(N) < m``, the rest of each split is the test set.
-    train_targets : the targets the heads are trained on, (m,) / (m, C) or (trials, m, C) for a
+    features_w : array_like, shape (m, D_w)
+        Frozen features of the weak model on ``m`` samples.
+    features_s : array_like, shape (m, D_s)
+        Frozen features of the strong model on the same samples (any width).
+    targets : array_like, shape (m,) or (m, C)
+        Clean targets, used to score every head on the test samples.
+    n : int
+        Labelled samples for the teacher and the strong baseline; ``n > max(d_s, d_w)``.
+    N : int or sequence of int
+        Int or increasing ints, pseudo-labelled samples for the student (nested: the first
+        ``N_1`` of the ``N_2``...); ``N > d_s`` and ``n + max(N) < m``, the rest of each split
+        is the test set.
+    train_targets : array_like, optional
+        The targets the heads are trained on, (m,) / (m, C) or (trials, m, C) for a
         fresh label noise per split; the clean ``targets`` by default.
-    fraction : energy fraction of the intrinsic dimensions (the official script's 0.99).
-    trials : random splits of the ``m`` samples into labelled, pseudo-labelled and test sets.
-    seed : seed of the splits (int, numpy Generator or None).
+    fraction : float, default 0.99
+        Energy fraction of the intrinsic dimensions (the official script's 0.99).
+    trials : int, default 100
+        Random splits of the ``m`` samples into labelled, pseudo-labelled and test sets (>= 2).
+    seed : int, numpy.random.Generator or None, optional
+        Seed of the splits (int, numpy Generator or None).
+
+    Returns
+    -------
+    W2SProbe
+        Test risks ``weak``, ``strong`` of shape (trials,), ``w2s``, ``ceiling`` of shape
+        (trials, len(N)), and the measured ``d_s``, ``d_w``, ``d_sw`` and ``n``.
+
+    Raises
+    ------
+    ValueError
+        If the features or targets have mismatched or invalid shapes, or ``n``, ``N``,
+        ``fraction`` or ``trials`` is out of range.
     """
     Fw = _nonzero("features_w", _features("features_w", features_w))
     Fs = _nonzero("features_s", _features("features_s", features_s))
@@ -174,6 +237,23 @@ def predicted_pgr(probe: W2SProbe, form: str = "asymptotic") -> np.ndarray:
     ``form="asymptotic"`` is the paper's leading order; ``"exact"`` our Gaussian finite-sample
     form (undefined unless ``n > max(d_s, d_w) + 1`` and ``N > d_s + 1``). The noise level
     cancels in the PGR.
+
+    Parameters
+    ----------
+    probe : W2SProbe
+        Result of :func:`w2s_linear_probe`.
+    form : {"asymptotic", "exact"}, default "asymptotic"
+        Which closed form of :func:`~icml25.w2s_intrinsic.w2s_risks` to use.
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        The predicted PGR for each ``N`` of the probe.
+
+    Raises
+    ------
+    ValueError
+        As :func:`~icml25.w2s_intrinsic.w2s_risks` (e.g. ``form="exact"`` with too few samples).
     """
     d_sw = min(probe.d_sw, probe.d_s, probe.d_w)  # rounding can exceed the bound by 1e-15
     return np.atleast_1d(w2s_risks(probe.d_s, probe.d_w, d_sw, probe.n, probe.N, form=form).pgr)

@@ -42,6 +42,19 @@ class W2SCurves:
     """Per-trial excess risks of the four models of a W2S pipeline, and their ratios.
 
     Shapes: ``T`` trials, ``K`` values of ``N``.
+
+    Parameters
+    ----------
+    N : numpy.ndarray of int, shape (K,)
+        Increasing numbers of pseudo-labelled samples.
+    weak : numpy.ndarray, shape (T,)
+        ER of each trial's weak teacher.
+    strong : numpy.ndarray, shape (T,)
+        ER of the strong baseline (n true labels).
+    w2s : numpy.ndarray, shape (T, K)
+        ER of the W2S student.
+    ceiling : numpy.ndarray, shape (T, K)
+        ER of the strong ceiling (n + N true labels).
     """
 
     N: np.ndarray  # (K,) increasing numbers of pseudo-labelled samples
@@ -89,7 +102,23 @@ class W2SCurves:
 
 @dataclass(frozen=True)
 class W2SSimulation(W2SCurves):
-    """:class:`W2SCurves` of :func:`simulate_w2s`, with each trial's ``N -> inf`` limit."""
+    """:class:`W2SCurves` of :func:`simulate_w2s`, with each trial's ``N -> inf`` limit.
+
+    Parameters
+    ----------
+    N : numpy.ndarray of int, shape (K,)
+        Increasing numbers of pseudo-labelled samples.
+    weak : numpy.ndarray, shape (T,)
+        ER of each trial's weak teacher.
+    strong : numpy.ndarray, shape (T,)
+        ER of the strong baseline (n true labels).
+    w2s : numpy.ndarray, shape (T, K)
+        ER of the W2S student.
+    ceiling : numpy.ndarray, shape (T, K)
+        ER of the strong ceiling (n + N true labels).
+    w2s_limit : numpy.ndarray, shape (T,)
+        ER of the student as N -> inf: the teacher projected on V_s.
+    """
 
     w2s_limit: np.ndarray  # (T,) ER of the student as N -> inf: the teacher projected on V_s
 
@@ -100,6 +129,33 @@ def subspace_pair(D: int, d_s: int, d_w: int, d_sw: int, seed=None) -> tuple[np.
     Returns ``(V_s, V_w, Q)`` where ``Q`` (D, d_s + d_w - d_sw) is an orthonormal basis of the
     union whose first ``d_s`` columns are ``V_s`` and columns ``d_s - d_sw`` to
     ``d_s - d_sw + d_w`` are ``V_w``.
+
+    Parameters
+    ----------
+    D : int
+        Ambient dimension, at least ``d_s + d_w - d_sw``.
+    d_s : int
+        Dimension of the strong subspace (at least 1).
+    d_w : int
+        Dimension of the weak subspace (at least 1).
+    d_sw : int
+        Number of shared directions, in ``[0, min(d_s, d_w)]``.
+    seed : int, numpy.random.Generator or None, optional
+        Anything ``numpy.random.default_rng`` takes.
+
+    Returns
+    -------
+    V_s : numpy.ndarray, shape (D, d_s)
+        Orthonormal basis of the strong subspace.
+    V_w : numpy.ndarray, shape (D, d_w)
+        Orthonormal basis of the weak subspace.
+    Q : numpy.ndarray, shape (D, d_s + d_w - d_sw)
+        Orthonormal basis of the union ``span(V_s) + span(V_w)``.
+
+    Raises
+    ------
+    ValueError
+        If a dimension is out of range, ``d_sw`` is not an integer, or the frame is too large.
     """
     d_s, d_w, _ = check_dimensions(d_s, d_w, d_sw)
     d_sw = _check_shared(d_sw)
@@ -149,22 +205,38 @@ def simulate_w2s(
 
     Parameters
     ----------
-    d_s, d_w : dimensions of the strong and weak feature subspaces.
-    d_sw : number of directions they share (an integer in ``[0, min(d_s, d_w)]``).
-    n : labelled samples, ``n > max(d_s, d_w) + 1``.
-    N : pseudo-labelled samples, an int or an increasing sequence, each ``> d_s + 1``; for a
+    d_s, d_w : int
+        Dimensions of the strong and weak feature subspaces.
+    d_sw : int
+        Number of directions they share (an integer in ``[0, min(d_s, d_w)]``).
+    n : int
+        Labelled samples, ``n > max(d_s, d_w) + 1``.
+    N : int or sequence of int
+        Pseudo-labelled samples, an int or an increasing sequence, each ``> d_s + 1``; for a
         sequence the samples are nested and the points share random numbers.
-    sigma : label noise standard deviation.
-    trials : independent repetitions (fresh data and noise; the subspaces are drawn once).
-    ambient_dim : draw ``x`` in ``R^D`` with random subspaces; ``None`` draws in coordinates of
+    sigma : float, default 1.0
+        Label noise standard deviation, > 0.
+    trials : int, default 500
+        Independent repetitions (fresh data and noise; the subspaces are drawn once).
+    ambient_dim : int, optional
+        Draw ``x`` in ``R^D`` with random subspaces; ``None`` draws in coordinates of
         their union, which is the same distribution for every quantity computed here.
-    seed : anything ``numpy.random.default_rng`` takes.
-    max_elements : memory bound: trials are processed in chunks of at most this many floats.
+    seed : int, numpy.random.Generator or None, optional
+        Anything ``numpy.random.default_rng`` takes.
+    max_elements : int, default 4_000_000
+        Memory bound: trials are processed in chunks of at most this many floats.
 
     Returns
     -------
-    W2SSimulation with ``weak``, ``strong``, ``w2s_limit`` of shape (trials,) and ``w2s``,
-    ``ceiling`` of shape (trials, len(N)).
+    W2SSimulation
+        With ``weak``, ``strong``, ``w2s_limit`` of shape (trials,) and ``w2s``,
+        ``ceiling`` of shape (trials, len(N)).
+
+    Raises
+    ------
+    ValueError
+        If a dimension or sample size is out of range, ``N`` is not increasing, or an array
+        would exceed 2**30 floats.
     """
     d_s, d_w, _ = check_dimensions(d_s, d_w, d_sw)
     d_sw = _check_shared(d_sw)

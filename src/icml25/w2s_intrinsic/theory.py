@@ -47,7 +47,25 @@ FORMS = ("exact", "asymptotic")
 
 @dataclass(frozen=True)
 class W2SRisks:
-    """Expected excess risks (arrays broadcast over ``n`` and ``N``) and the two ratios."""
+    """Expected excess risks (arrays broadcast over ``n`` and ``N``) and the two ratios.
+
+    Parameters
+    ----------
+    weak : numpy.ndarray
+        ER_w.
+    strong : numpy.ndarray
+        ER_s, the strong baseline trained on the n labels.
+    ceiling : numpy.ndarray
+        ER_c, the strong model trained on n + N true labels.
+    w2s : numpy.ndarray
+        ER_w2s.
+    w2s_limit : numpy.ndarray
+        ``lim_{N -> inf} ER_w2s = sigma^2 d_sw / (n - d_w - 1)``.
+    pgr : numpy.ndarray
+        ``(ER_w - ER_w2s) / (ER_w - ER_c)``.
+    opr : numpy.ndarray
+        ``ER_s / ER_w2s``.
+    """
 
     weak: np.ndarray  # ER_w
     strong: np.ndarray  # ER_s, the strong baseline trained on the n labels
@@ -96,20 +114,33 @@ def w2s_risks(d_s, d_w, d_sw, n, N, sigma=1.0, *, form: str = "exact") -> W2SRis
 
     Parameters
     ----------
-    d_s, d_w : intrinsic dimensions of the strong and weak feature subspaces.
-    d_sw : correlation dimension ``||V_s^T V_w||_F^2`` in ``[0, min(d_s, d_w)]`` (need not be
+    d_s, d_w : int
+        Intrinsic dimensions of the strong and weak feature subspaces.
+    d_sw : float
+        Correlation dimension ``||V_s^T V_w||_F^2`` in ``[0, min(d_s, d_w)]`` (need not be
         an integer).
-    n : labelled samples for the weak teacher and the strong baseline (int or integer array);
+    n : int or array_like of int
+        Labelled samples for the weak teacher and the strong baseline (int or integer array);
         ``n > d_w + 1`` and ``n > d_s + 1``.
-    N : pseudo-labelled samples for the W2S student (int or integer array, broadcast against
+    N : int or array_like of int
+        Pseudo-labelled samples for the W2S student (int or integer array, broadcast against
         ``n``); ``N > d_s + 1``.
-    sigma : label noise standard deviation, > 0.
-    form : ``"exact"`` (finite-sample, Gaussian features) or ``"asymptotic"`` (the paper's
+    sigma : float, default 1.0
+        Label noise standard deviation, > 0.
+    form : {"exact", "asymptotic"}, default "exact"
+        ``"exact"`` (finite-sample, Gaussian features) or ``"asymptotic"`` (the paper's
         leading order: ``n - d - 1 -> n``, ``N - d_s - 1 -> N``).
 
     Returns
     -------
-    W2SRisks with arrays of the broadcast shape of ``n`` and ``N``.
+    W2SRisks
+        With arrays of the broadcast shape of ``n`` and ``N``.
+
+    Raises
+    ------
+    ValueError
+        If a dimension or sample size is out of range, ``form`` is unknown, or ``n`` and ``N``
+        do not broadcast.
     """
     d_s, d_w, d_sw = check_dimensions(d_s, d_w, d_sw)
     sigma = check_real("sigma", sigma, low=0.0, high=np.inf, low_open=True, high_open=True)

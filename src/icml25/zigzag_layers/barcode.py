@@ -54,13 +54,28 @@ def zigzag_barcode(
 
     Parameters
     ----------
-    filtration : from :func:`~icml25.zigzag_layers.zigzag_filtration`.
-    method : ``"plain"`` (classical zigzag, dionysus' C++) or ``"fast"`` (FastZigzag, the
+    filtration : ZigzagFiltration
+        From :func:`~icml25.zigzag_layers.zigzag_filtration`.
+    method : {"plain", "fast"}, default "plain"
+        ``"plain"`` (classical zigzag, dionysus' C++) or ``"fast"`` (FastZigzag, the
         paper's algorithm; dionysus 2.1.1 builds its cone in Python, which makes it 6-15x slower
         here for 300-1000 prompts). Both give the same barcode.
-    units : ``"layers"`` (birth layer, exclusive death layer in ``0..L``) or ``"stages"``
+    units : {"layers", "stages"}, default "layers"
+        ``"layers"`` (birth layer, exclusive death layer in ``0..L``) or ``"stages"``
         (birth stage, exclusive death stage in ``0..2L-1``).
 
+    Returns
+    -------
+    numpy.ndarray of int64, shape (B, 3)
+        One bar per row, ``(dimension, birth, death)`` with ``birth < death``.
+
+    Raises
+    ------
+    ValueError
+        If ``filtration`` is not a ZigzagFiltration or ``method`` or ``units`` is unknown.
+
+    Notes
+    -----
     Rows are sorted by (dimension, birth, death); only dimensions below the complexes' top
     dimension are returned (the top one is not a homology group of the flag complex's
     truncation).

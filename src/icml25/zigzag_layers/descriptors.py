@@ -47,7 +47,27 @@ def _of_dim(bars: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def betti_curves(bars, n_layers: int, max_dim: int = 1) -> np.ndarray:
-    """(max_dim + 1, L) Betti numbers ``β_p(l)`` read off the barcode, ``p = 0..max_dim``."""
+    """(max_dim + 1, L) Betti numbers ``β_p(l)`` read off the barcode, ``p = 0..max_dim``.
+
+    Parameters
+    ----------
+    bars : array_like of int, shape (B, 3)
+        Barcode in layer units, rows ``(p, b, d)`` with ``0 <= b < d <= n_layers``.
+    n_layers : int
+        Number of layers ``L`` (at least 1).
+    max_dim : int, default 1
+        Largest homology dimension ``p`` returned.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (max_dim + 1, L)
+        Row ``p``, column ``l``: the number of p-bars alive at layer ``l``.
+
+    Raises
+    ------
+    ValueError
+        If ``bars`` is not a valid barcode for ``n_layers`` layers or an integer is out of range.
+    """
     bars = check_bars(bars, n_layers)
     max_dim = check_int("max_dim", max_dim, minimum=0)
     keep = bars[bars[:, 0] <= max_dim]
@@ -61,7 +81,27 @@ def persistence_matrix(bars, n_layers: int, dim: int = 1) -> np.ndarray:
     """(L, L) ``PHSim_p[i, j]``: p-cycles alive on all layers ``min(i,j) .. max(i,j)``.
 
     From the (birth, death) histogram ``H``: ``PHSim[i, j] = sum_{b <= i, d > j} H[b, d]`` for
-    ``i <= j`` (the official code's recursion, in closed form)."""
+    ``i <= j`` (the official code's recursion, in closed form).
+
+    Parameters
+    ----------
+    bars : array_like of int, shape (B, 3)
+        Barcode in layer units, rows ``(p, b, d)`` with ``0 <= b < d <= n_layers``.
+    n_layers : int
+        Number of layers ``L`` (at least 1).
+    dim : int, default 1
+        Homology dimension ``p`` of the cycles counted.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (L, L)
+        The symmetric matrix ``PHSim_p``; its diagonal is the Betti curve ``β_p``.
+
+    Raises
+    ------
+    ValueError
+        If ``bars`` is not a valid barcode for ``n_layers`` layers or ``dim`` is negative.
+    """
     bars = check_bars(bars, n_layers)
     b, d = _of_dim(bars, dim)
     H = np.zeros((n_layers, n_layers + 2), dtype=np.int64)  # (birth, death)
@@ -74,7 +114,27 @@ def persistence_matrix(bars, n_layers: int, dim: int = 1) -> np.ndarray:
 
 
 def birth_relative_frequency(bars, n_layers: int, dim: int = 1) -> np.ndarray:
-    """(L,) share of the p-bars born at each layer (zeros if there is no p-bar)."""
+    """(L,) share of the p-bars born at each layer (zeros if there is no p-bar).
+
+    Parameters
+    ----------
+    bars : array_like of int, shape (B, 3)
+        Barcode in layer units, rows ``(p, b, d)`` with ``0 <= b < d <= n_layers``.
+    n_layers : int
+        Number of layers ``L`` (at least 1).
+    dim : int, default 1
+        Homology dimension ``p`` of the bars counted.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (L,)
+        Fraction of the p-bars born at each layer; sums to 1 unless there is no p-bar.
+
+    Raises
+    ------
+    ValueError
+        If ``bars`` is not a valid barcode for ``n_layers`` layers or ``dim`` is negative.
+    """
     bars = check_bars(bars, n_layers)
     b, _ = _of_dim(bars, dim)
     counts = np.bincount(b, minlength=n_layers).astype(float)
@@ -82,8 +142,29 @@ def birth_relative_frequency(bars, n_layers: int, dim: int = 1) -> np.ndarray:
 
 
 def persistence_image(bars, n_layers: int, dim: int = 1) -> np.ndarray:
-    """(L, L) number of p-bars with birth layer ``b`` (row) and persistence ``d - b`` (column
-    ``d - b - 1``), the paper's histogram of the barcode."""
+    """(L, L) number of p-bars by birth layer and persistence, the paper's histogram.
+
+    Row: birth layer ``b``; column ``d - b - 1``: persistence ``d - b``.
+
+    Parameters
+    ----------
+    bars : array_like of int, shape (B, 3)
+        Barcode in layer units, rows ``(p, b, d)`` with ``0 <= b < d <= n_layers``.
+    n_layers : int
+        Number of layers ``L`` (at least 1).
+    dim : int, default 1
+        Homology dimension ``p`` of the bars counted.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (L, L)
+        Counts of p-bars; entries with ``b + persistence > L`` are 0.
+
+    Raises
+    ------
+    ValueError
+        If ``bars`` is not a valid barcode for ``n_layers`` layers or ``dim`` is negative.
+    """
     bars = check_bars(bars, n_layers)
     b, d = _of_dim(bars, dim)
     image = np.zeros((n_layers, n_layers), dtype=np.int64)
@@ -95,7 +176,25 @@ def static_betti(simplices, max_dim: int = 1) -> np.ndarray:
     """(max_dim + 1,) Betti numbers of one simplicial complex over Z/2, by GUDHI.
 
     ``simplices`` is an int array (S, D) padded with -1 (a layer's complex from
-    :meth:`ZigzagFiltration.layer_simplices`); it must be closed under faces."""
+    :meth:`ZigzagFiltration.layer_simplices`); it must be closed under faces.
+
+    Parameters
+    ----------
+    simplices : array_like of int, shape (S, D)
+        One simplex per row, vertex ids ``>= 0`` first, padded at the end with -1.
+    max_dim : int, default 1
+        Largest homology dimension returned.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (max_dim + 1,)
+        Betti numbers ``β_0 .. β_max_dim`` over Z/2 (0 above the complex's dimension).
+
+    Raises
+    ------
+    ValueError
+        If ``simplices`` is not an int array padded as described or ``max_dim`` is negative.
+    """
     gudhi = require("gudhi", "topology")
     try:
         simplices = np.asarray(simplices)

@@ -30,11 +30,19 @@ from icml25.common.validate import check_int
 class ZigzagFiltration:
     """A zigzag of per-layer flag complexes with global simplex ids.
 
-    Attributes
+    Parameters
     ----------
-    simplices : (S, max_dim + 1) int, vertex ids sorted ascending, padded with -1; rows sorted
-        by dimension then lexicographically, so faces come before cofaces. Row index = global id.
-    membership : (L, S) bool, ``membership[l, i]`` iff simplex ``i`` is in ``K_l``.
+    simplices : numpy.ndarray of int, shape (S, max_dim + 1)
+        Vertex ids sorted ascending, padded with -1; rows sorted by dimension then
+        lexicographically, so faces come before cofaces. Row index = global id.
+    membership : numpy.ndarray of bool, shape (L, S)
+        ``membership[l, i]`` iff simplex ``i`` is in ``K_l``.
+
+    Raises
+    ------
+    ValueError
+        If ``simplices`` is not a 2-D int array, ``membership`` not a 2-D bool array with at
+        least one layer, or their numbers of simplices differ.
     """
 
     simplices: np.ndarray
@@ -95,9 +103,29 @@ class ZigzagFiltration:
 
 
 def knn_edges(points: np.ndarray, k: int) -> np.ndarray:
-    """(E, 2) undirected edges ``i < j`` of the k-NN graph: ``j`` among the ``k`` nearest
-    neighbours of ``i`` or ``i`` among those of ``j`` (scikit-learn ``kneighbors_graph``, as in
-    the official code; a point is not its own neighbour)."""
+    """(E, 2) undirected edges ``i < j`` of the k-NN graph.
+
+    ``j`` among the ``k`` nearest neighbours of ``i`` or ``i`` among those of ``j``
+    (scikit-learn ``kneighbors_graph``, as in the official code; a point is not its own
+    neighbour).
+
+    Parameters
+    ----------
+    points : numpy.ndarray, shape (n, d)
+        Finite point coordinates.
+    k : int
+        Number of neighbours per point, ``1 <= k < n``.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (E, 2)
+        The edges ``(i, j)`` with ``i < j``, each undirected edge once.
+
+    Raises
+    ------
+    ValueError
+        If ``points`` is not a finite 2-D array or ``k`` is out of range.
+    """
     n = real_array("points", points, ndim=2).shape[0]
     k = check_int("k", k, minimum=1)
     if k >= n:
@@ -116,7 +144,27 @@ def flag_complex(n_points: int, edges: np.ndarray, max_dim: int) -> np.ndarray:
     """(S, max_dim + 1) the flag complex of a graph up to dimension ``max_dim``, padded with -1.
 
     GUDHI's ``SimplexTree.expansion`` (the official code's construction). ``edges`` (E, 2) join
-    two distinct vertices in ``[0, n_points)``; ``max_dim >= 1``."""
+    two distinct vertices in ``[0, n_points)``; ``max_dim >= 1``.
+
+    Parameters
+    ----------
+    n_points : int
+        Number of vertices (at least 1); every vertex is a 0-simplex.
+    edges : numpy.ndarray of int, shape (E, 2)
+        Graph edges between distinct vertices in ``[0, n_points)``; may be empty.
+    max_dim : int
+        Largest simplex dimension (at least 1).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (S, max_dim + 1)
+        One simplex per row, vertex ids ascending, padded with -1, in GUDHI's order.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range, ``edges`` is not (E, 2) or an edge is a loop.
+    """
     n_points = check_int("n_points", n_points, minimum=1)
     max_dim = check_int("max_dim", max_dim, minimum=1)
     pairs = int_array("edges", edges, low=0, high=n_points - 1, nonempty=False)
@@ -155,10 +203,24 @@ def zigzag_filtration(reps, k: int = 5, max_dim: int = 2) -> ZigzagFiltration:
 
     Parameters
     ----------
-    reps : (L, n, d) representations of the same ``n`` prompts at ``L`` layers.
-    k : neighbours per point in the k-NN graph (paper: 5).
-    max_dim : largest simplex dimension of the flag complexes; homology is exact up to
+    reps : array_like, shape (L, n, d)
+        Representations of the same ``n`` prompts at ``L`` layers (``L >= 2``, ``n >= 2``).
+    k : int, default 5
+        Neighbours per point in the k-NN graph (paper: 5), ``1 <= k < n``.
+    max_dim : int, default 2
+        Largest simplex dimension of the flag complexes; homology is exact up to
         ``H_{max_dim - 1}`` (the paper expands to 4; ``2`` gives exact H0 and H1).
+
+    Returns
+    -------
+    ZigzagFiltration
+        The union of the ``L`` complexes' simplices and their per-layer membership.
+
+    Raises
+    ------
+    ValueError
+        If ``reps`` is not a finite (L >= 2, n >= 2, d >= 1) array, or ``k`` or ``max_dim``
+        is out of range.
     """
     reps = check_representations(reps)
     L, n, _ = reps.shape

@@ -210,7 +210,28 @@ def family_candidates(family: str) -> list[str]:
 
 
 def build_prompts(families=FAMILIES[:4], per_family: int = 100) -> tuple[list[str], np.ndarray]:
-    """``per_family`` prompts of each family: (texts, labels (n,) int family index)."""
+    """``per_family`` prompts of each family: (texts, labels (n,) int family index).
+
+    Parameters
+    ----------
+    families : sequence of str, default FAMILIES[:4]
+        Distinct family names from ``FAMILIES`` (default: docstring, code, cooking, sport).
+    per_family : int, default 100
+        Prompts drawn from each family, at most the family's pool size.
+
+    Returns
+    -------
+    texts : list of str
+        The ``n = len(families) * per_family`` prompts, family by family.
+    labels : numpy.ndarray of int, shape (n,)
+        Index in ``families`` of each prompt's family.
+
+    Raises
+    ------
+    ValueError
+        If ``families`` is empty, repeats or names an unknown family, or ``per_family`` is out
+        of range.
+    """
     per_family = check_int("per_family", per_family, minimum=1)
     if isinstance(families, str) or len(families) < 1:
         raise ValueError(f"families must be a non-empty sequence of names, got {families!r}")

@@ -27,7 +27,27 @@ from icml25.zigzag_layers.descriptors import betti_curves, check_bars, persisten
 
 
 def layer_scores(bars, n_layers: int, dim: int = 1) -> np.ndarray:
-    """(L,) the paper's ``r_i = mean_j PHSim_p[i, j] / β_p(j)``."""
+    """(L,) the paper's ``r_i = mean_j PHSim_p[i, j] / β_p(j)``.
+
+    Parameters
+    ----------
+    bars : array_like of int, shape (B, 3)
+        Barcode in layer units from :func:`~icml25.zigzag_layers.zigzag_barcode`.
+    n_layers : int
+        Number of representations ``L``.
+    dim : int, default 1
+        Homology dimension ``p`` of the cycles (paper: 1).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (L,)
+        The score ``r_i`` of every representation (terms with ``β_p(j) = 0`` count 0).
+
+    Raises
+    ------
+    ValueError
+        If ``bars`` is not a valid barcode for ``n_layers`` layers or ``dim`` is negative.
+    """
     bars = check_bars(bars, n_layers)
     dim = check_int("dim", dim, minimum=0)
     betti = betti_curves(bars, n_layers, max_dim=dim)[dim].astype(float)  # (L,)
@@ -70,10 +90,28 @@ def prune_layers(
 
     Parameters
     ----------
-    bars : (B, 3) barcode in layer units from :func:`~icml25.zigzag_layers.zigzag_barcode`.
-    n_layers : L, the number of representations.
-    dim : homology dimension of the cycles (paper: 1).
-    candidates : representation indices that may be removed (default: all but the last).
+    bars : array_like of int, shape (B, 3)
+        Barcode in layer units from :func:`~icml25.zigzag_layers.zigzag_barcode`.
+    n_layers : int
+        L, the number of representations.
+    fraction : float, optional
+        Share of the candidates to remove, in ``[0, 1]``.
+    p : float, optional
+        Threshold of the paper's rule, in ``[0, 1]`` (paper: 0.9 and 0.8).
+    dim : int, default 1
+        Homology dimension of the cycles (paper: 1).
+    candidates : array_like of int, optional
+        Distinct representation indices that may be removed (default: all but the last).
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The removed representation indices, sorted ascending.
+
+    Raises
+    ------
+    ValueError
+        If not exactly one of ``fraction`` and ``p`` is given, or an argument is out of range.
     """
     r = layer_scores(bars, n_layers, dim)
     cand = _check_candidates(candidates, n_layers)
@@ -92,7 +130,26 @@ def angular_distances(reps, n_remove: int) -> np.ndarray:
     """(L - n,) mean angular distance ``arccos(cos(x_l, x_{l+n})) / π`` over prompts.
 
     ``reps`` is (L, prompts, d); entry ``l`` scores removing the layers that map ``x_l`` to
-    ``x_{l+n}``; NaN, inf, empty arrays and zero vectors (no angle) are refused."""
+    ``x_{l+n}``; NaN, inf, empty arrays and zero vectors (no angle) are refused.
+
+    Parameters
+    ----------
+    reps : array_like, shape (L, prompts, d)
+        Per-layer representations of the same prompts.
+    n_remove : int
+        Number ``n`` of consecutive layers removed, ``1 <= n < L``.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (L - n,)
+        Mean angular distance in ``[0, 1]`` for every start ``l``.
+
+    Raises
+    ------
+    ValueError
+        If ``reps`` is not a finite 3-D array, holds a zero vector, or ``n_remove`` is out of
+        range.
+    """
     reps = real_array("reps", reps)
     if reps.ndim != 3:
         raise ValueError(f"reps must be an array (layers, prompts, dim), got shape {reps.shape}")
@@ -111,7 +168,27 @@ def angular_distances(reps, n_remove: int) -> np.ndarray:
 
 
 def angular_prune(reps, n_remove: int) -> np.ndarray:
-    """(n,) representations ``l* + 1 .. l* + n`` whose layers the angular rule removes (the
-    outputs of the ``n`` consecutive layers after ``x_{l*}``, ``l* = argmin`` distance)."""
+    """(n,) representations ``l* + 1 .. l* + n`` whose layers the angular rule removes.
+
+    They are the outputs of the ``n`` consecutive layers after ``x_{l*}``, ``l* = argmin``
+    distance (:func:`angular_distances`).
+
+    Parameters
+    ----------
+    reps : array_like, shape (L, prompts, d)
+        Per-layer representations of the same prompts.
+    n_remove : int
+        Number ``n`` of consecutive layers removed, ``1 <= n < L``.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n,)
+        The representation indices ``l* + 1 .. l* + n``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`angular_distances`.
+    """
     start = int(np.argmin(angular_distances(reps, n_remove)))
     return np.arange(start + 1, start + 1 + n_remove)

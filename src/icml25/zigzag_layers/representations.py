@@ -141,11 +141,30 @@ def layer_representations(
 
     Parameters
     ----------
-    model : local path, ``(model, tokenizer)``, ``SentenceTransformer``, :class:`ToyEncoder`, or
+    model : str, pathlib.Path, tuple, SentenceTransformer, ToyEncoder or numpy.ndarray
+        Local path, ``(model, tokenizer)``, ``SentenceTransformer``, :class:`ToyEncoder`, or
         an array (L, prompts, dim) returned as is (``texts`` must then be None).
-    texts : the prompts.
-    pooling : ``"last"`` (the paper: last real token) or ``"mean"`` (mean over tokens).
-    drop_blocks : blocks to skip (pruning); the result then has ``L + 1 - len(drop)`` layers.
+    texts : sequence of str, optional
+        The prompts (required unless ``model`` is an array).
+    pooling : {"last", "mean"}, default "last"
+        ``"last"`` (the paper: last real token) or ``"mean"`` (mean over tokens).
+    drop_blocks : sequence of int, default ()
+        Blocks to skip (pruning); the result then has ``L + 1 - len(drop)`` layers.
+    batch_size : int, default 64
+        Prompts per forward pass of a Hugging Face model.
+    max_length : int, default 128
+        Tokens per prompt after truncation, for a Hugging Face model (at least 2).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (L + 1, prompts, dim)
+        Index 0 the embedding output, index ``i >= 1`` the output of (kept) block ``i - 1``.
+
+    Raises
+    ------
+    ValueError
+        If ``pooling`` is unknown, ``texts`` is not a non-empty sequence of strings,
+        ``drop_blocks`` names invalid blocks, or ``model`` is of an unsupported kind.
     """
     if pooling not in POOLINGS:
         raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
@@ -168,8 +187,31 @@ def layer_representations(
 
 
 def final_embeddings(model, texts, pooling: str = "mean", drop_blocks=()) -> np.ndarray:
-    """(prompts, dim) unit-norm last-layer embeddings of the (possibly pruned) network: for
-    all-MiniLM-L6-v2 with ``pooling="mean"`` this is ``SentenceTransformer.encode``."""
+    """(prompts, dim) unit-norm last-layer embeddings of the (possibly pruned) network.
+
+    For all-MiniLM-L6-v2 with ``pooling="mean"`` this is ``SentenceTransformer.encode``.
+
+    Parameters
+    ----------
+    model : str, pathlib.Path, tuple, SentenceTransformer or ToyEncoder
+        The network, as in :func:`layer_representations`.
+    texts : sequence of str
+        The prompts.
+    pooling : {"mean", "last"}, default "mean"
+        Mean over tokens or last real token.
+    drop_blocks : sequence of int, default ()
+        Blocks to skip (pruning).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (prompts, dim)
+        The last layer's vectors, each scaled to unit Euclidean norm.
+
+    Raises
+    ------
+    ValueError
+        As :func:`layer_representations`, or if a prompt's last-layer vector is zero.
+    """
     last = layer_representations(model, texts, pooling, drop_blocks)[-1]  # (n, d)
     norms = np.linalg.norm(last, axis=1, keepdims=True)
     if np.any(norms == 0):

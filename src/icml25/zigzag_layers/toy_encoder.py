@@ -20,7 +20,24 @@ _WORD = re.compile(r"\w+|[^\w\s]")
 
 
 class ToyEncoder:
-    """Random residual encoder with ``n_blocks`` blocks of width ``dim``, seeded by ``seed``."""
+    """Random residual encoder with ``n_blocks`` blocks of width ``dim``, seeded by ``seed``.
+
+    Parameters
+    ----------
+    n_blocks : int, default 6
+        Number of residual blocks ``K`` (at least 1); the encoder has ``K + 1`` layers of states.
+    dim : int, default 32
+        Width ``d`` of the token states (at least 2).
+    vocab : int, default 2048
+        Size ``V`` of the hashed embedding table (at least 2).
+    seed : int, default 0
+        Seed of the random embedding table and block weights (non-negative).
+
+    Raises
+    ------
+    ValueError
+        If an argument is not an integer or is below its minimum.
+    """
 
     def __init__(self, n_blocks: int = 6, dim: int = 32, vocab: int = 2048, seed: int = 0):
         self.n_blocks = check_int("n_blocks", n_blocks, minimum=1)
