@@ -109,7 +109,12 @@ def run_cell(config: Config, cell: dict, seed: int) -> dict:
     X, Xt, D, Z = data.X[train], data.X[test], data.D[train], data.Z[train]
     y_seen = np.where(D == 1, data.Y[train], -1)  # the label is unknown where D = 0
     nuisance, rs = nuisance_model(config), int(fit_seed)
-    common = {"n_folds": config.n_folds, "epochs": config.epochs, "random_state": rs}
+    common = {
+        "n_folds": config.n_folds,
+        "epochs": config.epochs,
+        "output_relu": True,  # the official score model ReLU(x A^T + c)
+        "random_state": rs,
+    }
     models = {
         "selected": (ERMClassifier("none", **common), (y_seen, D)),
         "ipw": (ERMClassifier("ipw", propensity=nuisance, **common), (y_seen, D)),
