@@ -28,7 +28,18 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Slot:
-    """One hidden choice: its name, the user's words for each option, and the prior."""
+    """One hidden choice: its name, the user's words for each option, and the prior.
+
+    Parameters
+    ----------
+    name : str
+        The slot's name (``"statistic"``, ``"key"``, ``"negatives"``, ...).
+    options : tuple of str
+        The user's words for each option, e.g. ``("the mean", "the median", "the midrange")``.
+    prior : tuple of float
+        The population prior ``p(option)``, one probability per option (sums to 1); its argmax
+        is the slot's ``mode``, the guess of an assistant that does not ask.
+    """
 
     name: str
     options: tuple[str, ...]
@@ -41,8 +52,26 @@ class Slot:
 
 @dataclass(frozen=True)
 class Family:
-    """A task family: its slots, its request wording, its metric weights (Sec. 3.2: task metric,
-    interactivity, tokens in thousands, as in the official build scripts)."""
+    """A task family: its slots, its request wording, its metric weights.
+
+    The weights are those of Sec. 3.2 (task metric, interactivity, tokens in thousands, as in the
+    official build scripts).
+
+    Parameters
+    ----------
+    name : str
+        The family's name: ``"number"``, ``"ranking"`` or ``"code"``.
+    request : str
+        The opening request's wording, with a ``{data}`` placeholder for the task's data.
+    slots : tuple of Slot
+        The family's ``N_SLOTS`` hidden choices.
+    weight_task : float
+        Weight of the task metric (accuracy, BLEU-like overlap or pass rate) in the reward.
+    weight_interactivity : float
+        Weight of the interactivity score in the reward (0 where the family does not use it).
+    weight_tokens : float
+        Weight of the conversation's length in thousands of tokens (negative: a cost).
+    """
 
     name: str
     request: str
@@ -116,8 +145,21 @@ WORDS = (
 
 @dataclass(frozen=True)
 class Task:
-    """One request: family index, its data, the user's intent (one option index per slot) and
-    which slots the opening request states."""
+    """One request: family index, its data, the user's intent and the stated slots.
+
+    Parameters
+    ----------
+    family : int
+        Index of the task family in ``FAMILIES`` (``0 <= family < len(FAMILIES)``).
+    data : tuple
+        The request's data: numbers (``number``), words (``ranking``) or integers (``code``).
+    intent : tuple of int
+        The user's intent: one option index per slot.
+    stated : tuple of bool
+        Which slots the opening request states; the number of ``False`` is the ambiguity level.
+    tests : tuple of tuple of int, default ()
+        Hidden test inputs of the ``code`` family (empty for the other families).
+    """
 
     family: int
     data: tuple
@@ -142,8 +184,30 @@ class Task:
 
 
 def draw_task(family: int, ambiguity: int, rng: np.random.Generator) -> Task:
-    """A task of ``family`` whose opening leaves ``ambiguity`` slots unstated (chosen at random);
-    the intent is drawn from the slots' priors."""
+    """A task of ``family`` whose opening leaves ``ambiguity`` slots unstated.
+
+    The unstated slots are chosen at random; the intent is drawn from the slots' priors.
+
+    Parameters
+    ----------
+    family : int
+        Index of the task family in ``FAMILIES`` (``0 <= family < len(FAMILIES)``; a bool is
+        refused).
+    ambiguity : int
+        Number of unstated slots, ``0 <= ambiguity <= N_SLOTS`` (0: unambiguous).
+    rng : numpy.random.Generator
+        Source of the intent, the hidden slots and the data.
+
+    Returns
+    -------
+    task : Task
+        The drawn task (with hidden tests for the ``code`` family).
+
+    Raises
+    ------
+    ValueError
+        If ``family`` or ``ambiguity`` is out of range or not an integer.
+    """
     if isinstance(family, bool) or not isinstance(family, int | np.integer):
         raise ValueError(f"family must be an index in [0, {len(FAMILIES)}), got {family!r}")
     if not 0 <= family < len(FAMILIES):
@@ -169,7 +233,22 @@ def draw_task(family: int, ambiguity: int, rng: np.random.Generator) -> Task:
 
 
 def draw_tasks(n_per_cell: int, levels, rng: np.random.Generator) -> list[Task]:
-    """``n_per_cell`` tasks for each (family, ambiguity level)."""
+    """``n_per_cell`` tasks for each (family, ambiguity level).
+
+    Parameters
+    ----------
+    n_per_cell : int
+        Number of tasks per (family, ambiguity level) cell.
+    levels : iterable of int
+        The ambiguity levels, each in ``[0, N_SLOTS]``.
+    rng : numpy.random.Generator
+        Source of the tasks, passed to ``draw_task``.
+
+    Returns
+    -------
+    tasks : list of Task
+        ``len(FAMILIES) * len(levels) * n_per_cell`` tasks, ordered by family, then level.
+    """
     return [
         draw_task(f, int(level), rng)
         for f in range(len(FAMILIES))
@@ -182,7 +261,21 @@ def draw_tasks(n_per_cell: int, levels, rng: np.random.Generator) -> list[Task]:
 
 
 def artefact(task: Task, choice: tuple[int, ...]):
-    """The artefact an assistant produces when it settles the slots as ``choice``."""
+    """The artefact an assistant produces when it settles the slots as ``choice``.
+
+    Parameters
+    ----------
+    task : Task
+        The task whose family and data the artefact is built from.
+    choice : tuple of int
+        One option index per slot.
+
+    Returns
+    -------
+    artefact : float or tuple of str or str
+        A rounded number (``number``), a tuple of words (``ranking``) or the Python source of
+        ``clean(xs)`` (``code``).
+    """
     return _artefact(task.family, task.data, tuple(choice))
 
 
@@ -234,7 +327,21 @@ def compiled(source: str):
 
 
 def task_score(task: Task, produced) -> float:
-    """The family's task metric of a produced artefact against the intended one, in [0, 1]."""
+    """The family's task metric of a produced artefact against the intended one, in [0, 1].
+
+    Parameters
+    ----------
+    task : Task
+        The task; its intended artefact is ``artefact(task, task.intent)``.
+    produced : float or tuple of str or str
+        The produced artefact, as returned by ``artefact``.
+
+    Returns
+    -------
+    score : float
+        Exact accuracy (``number``), the BLEU-like overlap (``ranking``) or the pass rate on the
+        hidden tests (``code``), in ``[0, 1]``.
+    """
     target = artefact(task, task.intent)
     name = task.spec.name
     if name == "number":
@@ -257,10 +364,34 @@ def _overlap(produced: tuple, target: tuple) -> float:
 
 
 def is_success(task: Task, produced) -> bool:
-    """Task success: the produced artefact is the intended one (score 1)."""
+    """Task success: the produced artefact is the intended one (score 1).
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+    produced : float or tuple of str or str
+        The produced artefact, as returned by ``artefact``.
+
+    Returns
+    -------
+    success : bool
+        Whether ``task_score(task, produced)`` is 1.
+    """
     return math.isclose(task_score(task, produced), 1.0)
 
 
 def count_tokens(text: str) -> int:
-    """Approximate token count: words and punctuation marks (stands in for cl100k_base)."""
+    """Approximate token count: words and punctuation marks (stands in for cl100k_base).
+
+    Parameters
+    ----------
+    text : str
+        The text to count.
+
+    Returns
+    -------
+    n_tokens : int
+        Number of words plus punctuation marks in ``text``.
+    """
     return len(re.findall(r"\w+|[^\w\s]", text))

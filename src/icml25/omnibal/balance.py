@@ -32,11 +32,17 @@ from icml25.common.validate import check_int
 class Batches:
     """Samples grouped into mini-batches (CSR layout) and the steps that use them.
 
-    members : (n,) sample indices, group g being ``members[offsets[g]:offsets[g + 1]]``.
-    offsets : (G + 1,) group boundaries.
-    steps : (S, R) group index of each rank at each step, -1 for a rank with no group (only in
-        the last step).
-    packed : whether a group is one packed sequence (ISF) or a padded batch of samples.
+    Parameters
+    ----------
+    members : ndarray, shape (n,)
+        Sample indices, group g being ``members[offsets[g]:offsets[g + 1]]``.
+    offsets : ndarray, shape (G + 1,)
+        Group boundaries into ``members``.
+    steps : ndarray, shape (S, R)
+        Group index of each rank at each step, -1 for a rank with no group (only in the last
+        step).
+    packed : bool
+        Whether a group is one packed sequence (ISF) or a padded batch of samples.
     """
 
     members: np.ndarray
@@ -73,6 +79,23 @@ def greedy_fill(v: np.ndarray, t: np.ndarray, vit_max: int, llm_max: int) -> np.
 
     ``v``, ``t`` (n,) are already in fill order and each sample fits the budgets alone (a
     sample past a budget is refused: no group could hold it).
+
+    Parameters
+    ----------
+    v : ndarray of int, shape (n,)
+        Vision size (images) of each sample, in fill order; non-negative, ``n >= 1``.
+    t : ndarray of int, shape (n,)
+        Language size (tokens) of each sample, in fill order; non-negative.
+    vit_max : int
+        Vision budget ``V_max`` of one group, ``>= 1`` and ``>= v.max()``.
+    llm_max : int
+        Language budget ``T_max`` of one group, ``>= 1`` and ``>= t.max()``.
+
+    Returns
+    -------
+    starts : ndarray of int, shape (G,)
+        Position of the first sample of each group, increasing and starting at 0; group g is
+        ``starts[g]:starts[g + 1]`` (the last one runs to ``n``).
     """
     v, t = check_lengths(v, t)
     vit_max = check_int("vit_max", vit_max, minimum=1)
@@ -108,7 +131,21 @@ def full_groups(vision_sums, text_sums, vit_thresh: int, llm_thresh: int) -> np.
     only groups of exactly ``vit_thresh`` images, and a group with more images is kept only if
     its tokens reach ``llm_thresh``, else it is filled again.
 
-    vision_sums, text_sums : (G,) images and tokens of each group.
+    Parameters
+    ----------
+    vision_sums : array_like of int, shape (G,)
+        Images of each group.
+    text_sums : array_like of int, shape (G,)
+        Tokens of each group.
+    vit_thresh : int
+        Kept when a group's images equal this.
+    llm_thresh : int
+        Kept when a group's tokens reach this.
+
+    Returns
+    -------
+    keep : ndarray of bool, shape (G,)
+        True for the groups full enough to keep.
     """
     vision_sums = np.asarray(vision_sums)
     text_sums = np.asarray(text_sums)
@@ -131,13 +168,25 @@ def isf(
 
     Parameters
     ----------
-    vision, text : (n,) per-sample vision size (images) and language size (tokens).
-    vit_max, llm_max : the budgets ``V_max``, ``T_max`` of one group; each sample must fit.
-    vit_thresh, llm_thresh : a group is kept when ``sum v == vit_thresh`` or
-        ``sum t >= llm_thresh`` (``full_groups``, the official condition; default ``vit_max``
-        and ``llm_max - 128``, as the official code).
-    iterations : fills in all (the official ``iter_time``); 1 is a single greedy fill.
-    n_ranks : data-parallel ranks ``R``.
+    vision, text : array_like of int, shape (n,)
+        Per-sample vision size (images) and language size (tokens); non-negative, ``n >= 1``.
+    vit_max, llm_max : int
+        The budgets ``V_max``, ``T_max`` of one group; each sample must fit.
+    vit_thresh, llm_thresh : int, optional
+        A group is kept when ``sum v == vit_thresh`` or ``sum t >= llm_thresh``
+        (``full_groups``, the official condition; default ``vit_max`` and ``llm_max - 128``, as
+        the official code).
+    iterations : int, default 10
+        Fills in all (the official ``iter_time``), ``>= 1``; 1 is a single greedy fill.
+    n_ranks : int, default 8
+        Data-parallel ranks ``R``, ``>= 1``.
+    seed : int, default 0
+        Seed of the shuffles and of the assignment of groups to ranks.
+
+    Returns
+    -------
+    Batches
+        Packed groups (each within both budgets) and their steps, shape (S, R).
     """
     v, t = check_lengths(vision, text)
     vit_max = check_int("vit_max", vit_max, minimum=1)
@@ -179,7 +228,24 @@ def isf(
 
 def random_batches(n: int, micro_batch: int, n_ranks: int = 8, *, seed: int = 0) -> Batches:
     """The baseline: shuffled samples in fixed mini-batches of ``micro_batch``, padded to the
-    longest sample; consecutive batches go to consecutive ranks of a step."""
+    longest sample; consecutive batches go to consecutive ranks of a step.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples, ``>= 1``.
+    micro_batch : int
+        Samples per mini-batch, ``>= 1`` (the last one may hold fewer).
+    n_ranks : int, default 8
+        Data-parallel ranks ``R``, ``>= 1``.
+    seed : int, default 0
+        Seed of the shuffle.
+
+    Returns
+    -------
+    Batches
+        Padded (``packed=False``) batches; -1 pads the last step.
+    """
     n = check_int("n", n, minimum=1)
     micro_batch = check_int("micro_batch", micro_batch, minimum=1)
     n_ranks = check_int("n_ranks", n_ranks, minimum=1)
@@ -197,6 +263,22 @@ def first_fit_decreasing(vision, text, vit_max: int, llm_max: int, n_ranks: int 
     both budgets still hold (two-dimensional first-fit decreasing); groups to ranks at random.
 
     The loop runs per sample over a vector of open groups (O(n G)): an anchor, not a method.
+
+    Parameters
+    ----------
+    vision, text : array_like of int, shape (n,)
+        Per-sample vision size (images) and language size (tokens); non-negative, ``n >= 1``.
+    vit_max, llm_max : int
+        The budgets of one group; they must hold the largest sample.
+    n_ranks : int, default 8
+        Data-parallel ranks ``R``.
+    seed : int, default 0
+        Seed of the random assignment of groups to ranks.
+
+    Returns
+    -------
+    Batches
+        Packed groups and their steps, shape (S, R).
     """
     v, t = check_lengths(vision, text)
     if v.max() > vit_max or t.max() > llm_max:
@@ -223,7 +305,22 @@ def first_fit_decreasing(vision, text, vit_max: int, llm_max: int, n_ranks: int 
 
 
 def assign_steps(n_groups: int, n_ranks: int, rng: np.random.Generator) -> np.ndarray:
-    """Groups in random order, ``n_ranks`` per step: (S, R), -1 pads the last step."""
+    """Groups in random order, ``n_ranks`` per step: (S, R), -1 pads the last step.
+
+    Parameters
+    ----------
+    n_groups : int
+        Number of groups ``G``.
+    n_ranks : int
+        Data-parallel ranks ``R``, ``>= 1``.
+    rng : numpy.random.Generator
+        Source of the random order.
+
+    Returns
+    -------
+    steps : ndarray of int, shape (S, R)
+        Group of each rank at each step, ``S = ceil(G / R)``; -1 where no group is left.
+    """
     steps = np.full(-(-n_groups // n_ranks) * n_ranks, -1)
     steps[:n_groups] = rng.permutation(n_groups)
     return steps.reshape(-1, n_ranks)
