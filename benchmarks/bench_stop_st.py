@@ -237,7 +237,7 @@ def anchor(replicates: int, official_src: str | None, seeds: int = 1) -> str:
             if name == "official_stop" and not official_src:
                 break
             f = make_forecaster(config, "stop_plain", r + k)  # plain: no perturbation, robust loss
-            f.model_name = name
+            f.set_params(model=name)
             begin = time.perf_counter()
             f.fit(periods.base[:t_train, split.train], graph.subgraph(split.train))
             seconds.append(time.perf_counter() - begin)

@@ -1,8 +1,11 @@
 """The estimator (normalisation, no look-ahead, bad input) and the generator's properties."""
 
+import pickle
+
 import numpy as np
 import pytest
 import torch
+from sklearn.base import clone
 
 from icml25.stop_st import (
     STOPForecaster,
@@ -163,3 +166,35 @@ def test_node_split_follows_the_official_proportions():
         node_split(10, np.random.default_rng(0), max_increase=0.0)
     with pytest.raises(ValueError, match="base_days"):
         generate(10, 0, 1, np.random.default_rng(0))
+
+
+def test_the_forecaster_follows_scikit_learns_parameter_conventions(data):
+    """The checks of ``check_estimator`` that do not call ``fit(X, y)`` on a feature matrix
+    (the forecaster fits one history ``y`` (T, N) and predicts a horizon), and clone/pickle."""
+    from sklearn.utils.estimator_checks import (
+        check_get_params_invariance,
+        check_no_attributes_set_in_init,
+        check_parameters_default_constructible,
+        check_set_params,
+    )
+
+    for est in (STOPForecaster(), STOPForecaster("gcn", epochs=3, **SMALL)):
+        check_parameters_default_constructible("STOPForecaster", est)
+        check_no_attributes_set_in_init("STOPForecaster", est)
+        check_get_params_invariance("STOPForecaster", est)
+        check_set_params("STOPForecaster", est)
+    y = data[0][:, :10]
+    f = STOPForecaster("stop", epochs=1, seed=3, **SMALL)
+    assert f.get_params()["perturb"] is None and f.train_config.perturb
+    assert STOPForecaster("backbone").train_config.perturb is False
+    assert f.model_config.model_dim == SMALL["model_dim"]
+    first = f.fit(y).predict(4)
+    np.testing.assert_array_equal(clone(f).fit(y).predict(4), first)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(f)).predict(4), first)
+    assert not hasattr(clone(f), "module_")
+    f.set_params(model="backbone", perturb=False, robust=False, drop_rate=0.5)
+    assert f.train_config.drop_rate == 0.5 and f.fit(y).predict(2).shape == (2, 10)
+    with pytest.raises(ValueError, match="dropout"):
+        STOPForecaster("backbone", **SMALL).set_params(dropout=1.5).fit(y)
+    with pytest.raises(ValueError, match="perturb and robust"):
+        STOPForecaster("stop", perturb=True, **SMALL).set_params(model="gcn").fit(y)

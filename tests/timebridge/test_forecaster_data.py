@@ -1,5 +1,14 @@
+import pickle
+
 import numpy as np
 import pytest
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import (
+    check_get_params_invariance,
+    check_no_attributes_set_in_init,
+    check_parameters_default_constructible,
+    check_set_params,
+)
 from statsmodels.tsa.stattools import adfuller
 from statsmodels.tsa.vector_ar.vecm import coint_johansen
 
@@ -173,3 +182,24 @@ def test_loss_and_period_norm_axis_options(history):
         TimeBridgeForecaster(loss="mae")
     with pytest.raises(ValueError, match="period_norm_axis"):
         TimeBridgeForecaster(period_norm_axis="time")
+
+
+def test_the_forecaster_follows_scikit_learns_parameter_conventions(history):
+    """The checks of ``check_estimator`` that do not call ``fit(X, y)`` on a feature matrix
+    (the forecaster fits one history ``y`` (T, N) and predicts a horizon), and clone/pickle."""
+    name = "TimeBridgeForecaster"
+    for est in (TimeBridgeForecaster(), TimeBridgeForecaster(48, 16, "dlinear", loss="mse")):
+        check_parameters_default_constructible(name, est)
+        check_no_attributes_set_in_init(name, est)
+        check_get_params_invariance(name, est)
+        check_set_params(name, est)
+    f = TimeBridgeForecaster(48, 16, seed=0, **TINY)
+    assert f.get_params()["loss"] is None and f.loss_name == "time_frequency"
+    first = f.fit(history).predict(4)
+    np.testing.assert_array_equal(clone(f).fit(history).predict(4), first)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(f)).predict(4), first)
+    assert not hasattr(clone(f), "network_")
+    f.set_params(model="dlinear")
+    assert f.loss_name == "mse" and f.fit(history).predict(4).shape == (4, 3)
+    with pytest.raises(ValueError, match="patch_len"):
+        TimeBridgeForecaster(48, 16, patch_len=16).set_params(patch_len=20).fit(history)

@@ -11,10 +11,11 @@ Time of day: step ``t`` of an array that starts at ``start`` has time-of-day ind
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import fields
 
 import numpy as np
 import torch
+from sklearn.base import BaseEstimator
 
 from icml25.common.validate import check_int, check_real
 from icml25.stop_st.data import _check_integer, _real
@@ -29,7 +30,7 @@ def _as_series(y, name: str, min_len: int) -> np.ndarray:
     return arr
 
 
-class STOPForecaster:
+class STOPForecaster(BaseEstimator):
     """Train and run STOP (``model="stop"``) or a baseline (``"gcn"``, ``"backbone"``).
 
     >>> f = STOPForecaster(input_len=12, horizon=12, steps_per_day=24, epochs=5)
@@ -41,6 +42,13 @@ class STOPForecaster:
     (:mod:`icml25.stop_st.training`); they default to on for STOP and must stay off for the
     baselines, which have no node-to-core messages. ``adjacency`` (N, N) is needed by the GCN.
     ``val_fraction`` of the end of the training array selects the best epoch (0: the last).
+
+    scikit-learn conventions: every parameter is stored as given and checked again by ``fit``,
+    so ``get_params``, ``set_params``, ``clone`` and pickling work; ``model_config`` and
+    ``train_config`` are the :class:`~icml25.stop_st.model.ModelConfig` and
+    :class:`~icml25.stop_st.training.TrainConfig` the parameters describe. ``check_estimator``'s
+    regressor checks do not apply: ``fit(y)`` takes one (time, nodes) array with no target
+    ``X``/``y`` pair, and ``predict(horizon)`` takes a step count, the forecasting convention.
 
     Parameters
     ----------
@@ -71,11 +79,25 @@ class STOPForecaster:
         the lowest validation MAE; 0 keeps the last epoch.
     seed : int, default 0
         Seed of the weight initialisation, dropout, batch order and perturbation masks.
-    **sizes
-        Other :class:`~icml25.stop_st.model.ModelConfig` fields: ``model_dim`` (32),
-        ``tod_dim`` (16), ``num_layer`` (2), ``kernel_size`` (3), ``cores`` (8), ``heads`` (4),
-        ``hid_dim`` (64), ``dropout`` (0.15), ``cau_dropout`` (0.3),
-        ``mix_heads_across_batch`` (False).
+    model_dim, tod_dim, num_layer, kernel_size, cores, heads, hid_dim : int
+        Network sizes, defaults 32, 16, 2, 3, 8, 4, 64 (the official code's are 64, 32, 3,
+        3, 8, 8, 256): feature width, time-of-day embedding width, encoder layers, the
+        decomposition's moving-average kernel, context cores, attention heads, decoder width.
+    dropout, cau_dropout : float
+        Dropout of the encoder (0.15) and of the context units (0.3), in [0, 1).
+    mix_heads_across_batch : bool, default False
+        True reproduces the official code's reshape that mixes attention heads across the
+        samples of a batch; False computes each sample's heads on their own.
+    weight_decay, clip : float
+        Adam weight decay (1e-5) and gradient-norm clip (5.0).
+    envs : int, default 3
+        Perturbed environments ``K_s`` of the robust loss.
+    drop_rate, beta : float
+        Fraction of node-to-core messages each environment drops (0.2) and the weight of the
+        variance term of the robust loss (1.0).
+    adversary_lr, adversary_penalty : float
+        Step size (0.05) and the penalty (10.0) of the adversary that learns which messages
+        to drop.
     """
 
     def __init__(
@@ -92,40 +114,86 @@ class STOPForecaster:
         robust: bool | None = None,
         val_fraction: float = 0.0,
         seed: int = 0,
-        **sizes,
+        model_dim: int = 32,
+        tod_dim: int = 16,
+        num_layer: int = 2,
+        kernel_size: int = 3,
+        cores: int = 8,
+        heads: int = 4,
+        hid_dim: int = 64,
+        dropout: float = 0.15,
+        cau_dropout: float = 0.3,
+        mix_heads_across_batch: bool = False,
+        weight_decay: float = 1e-5,
+        clip: float = 5.0,
+        envs: int = 3,
+        drop_rate: float = 0.2,
+        beta: float = 1.0,
+        adversary_lr: float = 0.05,
+        adversary_penalty: float = 10.0,
     ):
-        if model not in MODELS:
-            raise ValueError(f"model must be one of {sorted(MODELS)}, got {model!r}")
-        for name, value in (("input_len", input_len), ("horizon", horizon)):
-            check_int(name, value, minimum=1)
-        check_real("val_fraction", val_fraction, low=0.0, high=1.0, high_open=True)
-        _check_integer("seed", seed)
-        perturb = (model == "stop") if perturb is None else perturb
-        robust = (model == "stop") if robust is None else robust
-        if model != "stop" and (perturb or robust):
-            raise ValueError(f"perturb and robust apply to model='stop' only, not {model!r}")
-        self.model_name = model
-        self.model_config = ModelConfig(
-            input_len=input_len, horizon=horizon, steps_per_day=steps_per_day, **sizes
-        )
-        self.train_config = TrainConfig(
-            epochs=epochs, batch_size=batch_size, lr=lr, perturb=perturb, robust=robust
-        )
+        self.model = model
+        self.input_len = input_len
+        self.horizon = horizon
+        self.steps_per_day = steps_per_day
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.perturb = perturb
+        self.robust = robust
         self.val_fraction = val_fraction
         self.seed = seed
+        self.model_dim = model_dim
+        self.tod_dim = tod_dim
+        self.num_layer = num_layer
+        self.kernel_size = kernel_size
+        self.cores = cores
+        self.heads = heads
+        self.hid_dim = hid_dim
+        self.dropout = dropout
+        self.cau_dropout = cau_dropout
+        self.mix_heads_across_batch = mix_heads_across_batch
+        self.weight_decay = weight_decay
+        self.clip = clip
+        self.envs = envs
+        self.drop_rate = drop_rate
+        self.beta = beta
+        self.adversary_lr = adversary_lr
+        self.adversary_penalty = adversary_penalty
+        self._check_params()
 
-    def with_training(self, **changes) -> STOPForecaster:
-        """A copy with other :class:`TrainConfig` fields (``envs``, ``drop_rate``, ``beta``...)."""
-        new = STOPForecaster.__new__(STOPForecaster)
-        new.__dict__.update(self.__dict__)
-        new.train_config = replace(self.train_config, **changes)
-        return new
+    def _check_params(self) -> None:
+        if self.model not in MODELS:
+            raise ValueError(f"model must be one of {sorted(MODELS)}, got {self.model!r}")
+        check_real("val_fraction", self.val_fraction, low=0.0, high=1.0, high_open=True)
+        _check_integer("seed", self.seed)
+        if self.model != "stop" and (self.perturb or self.robust):
+            raise ValueError(f"perturb and robust apply to model='stop' only, not {self.model!r}")
+        # each config checks its own fields in its __post_init__
+        ModelConfig(**self._fields(ModelConfig))
+        TrainConfig(**self._fields(TrainConfig))
+
+    def _fields(self, config: type) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(config)}
+
+    @property
+    def model_config(self) -> ModelConfig:
+        """The network sizes these parameters describe."""
+        return ModelConfig(**self._fields(ModelConfig))
+
+    @property
+    def train_config(self) -> TrainConfig:
+        """The optimisation these parameters describe, ``perturb`` and ``robust`` resolved."""
+        values = self._fields(TrainConfig)
+        for name in ("perturb", "robust"):
+            values[name] = (self.model == "stop") if values[name] is None else values[name]
+        return TrainConfig(**values)
 
     def _scale(self, y: np.ndarray) -> torch.Tensor:
         return torch.as_tensor((y - self.mean_) / self.std_, dtype=torch.float32)
 
     def _adjacency(self, adjacency, n: int) -> torch.Tensor | None:
-        if self.model_name != "gcn":
+        if self.model != "gcn":
             return None
         if adjacency is None:
             raise ValueError("adjacency (nodes, nodes) is required by model='gcn'")
@@ -136,6 +204,7 @@ class STOPForecaster:
 
     def fit(self, y, adjacency=None, start: int = 0) -> STOPForecaster:
         """Fit on ``y`` (T, N); ``start`` is the time-of-day offset of ``y[0]``."""
+        self._check_params()
         cfg = self.model_config
         y = _as_series(y, "y", cfg.input_len + cfg.horizon)
         _check_integer("start", start)
@@ -149,7 +218,7 @@ class STOPForecaster:
         # fork, which restores the caller's state afterwards
         with torch.random.fork_rng():
             torch.manual_seed(self.seed)
-            self.module_ = MODELS[self.model_name](cfg)
+            self.module_ = MODELS[self.model](cfg)
             self.history_ = train_model(
                 self.module_,
                 self._scale(_as_series(train, "y", cfg.input_len + cfg.horizon)),
@@ -211,6 +280,3 @@ class STOPForecaster:
             self.module_, self._scale(y), starts, start, self._adjacency(adjacency, y.shape[1])
         )
         return pred.numpy() * self.std_ + self.mean_, target.numpy() * self.std_ + self.mean_
-
-    def get_params(self) -> dict:
-        return {"model": self.model_name, **asdict(self.model_config), **asdict(self.train_config)}

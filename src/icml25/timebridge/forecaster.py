@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from sklearn.base import BaseEstimator
 from torch.nn import functional as F
 
 from icml25.common.validate import check_int, check_real
@@ -98,7 +99,7 @@ class _WindowNorm(torch.nn.Module):
         return self.net((x - mu) / sigma) * sigma + mu
 
 
-class TimeBridgeForecaster:
+class TimeBridgeForecaster(BaseEstimator):
     """Forecast several series at once with TimeBridge or the DLinear baseline.
 
     Multivariate forecaster: ``fit(y)`` on a (T, N) history, ``predict(horizon)`` the next
@@ -109,6 +110,13 @@ class TimeBridgeForecaster:
     applies to DLinear only (TimeBridge always normalises its windows). ``loss=None`` trains
     each model with its own loss (time-frequency for TimeBridge, MSE for DLinear);
     ``"time_frequency"`` or ``"mse"`` overrides it.
+
+    A scikit-learn ``BaseEstimator``: the parameters are stored as given (``get_params``,
+    ``set_params``, ``clone`` and pickling work; ``fit`` checks them again). ``check_estimator``
+    as a whole does not apply: its checks call ``fit(X, y)`` with a feature matrix and a target
+    and compare ``predict(X)`` with ``y``, where a forecaster fits one history ``y`` (T, N) and
+    predicts a horizon. The checks that do not fit (default construction, nothing set in
+    ``__init__`` but the parameters, ``get_params`` and ``set_params``) pass and are tested.
 
     Parameters
     ----------
@@ -199,40 +207,75 @@ class TimeBridgeForecaster:
         lr: float = 1e-3,
         seed: int = 0,
     ):
-        if model not in MODELS:
-            raise ValueError(f"model must be one of {MODELS}, got {model!r}")
-        self.input_len = check_int("input_len", input_len, minimum=1)
-        self.horizon = check_int("horizon", horizon, minimum=1)
+        self.input_len = input_len
+        self.horizon = horizon
         self.model = model
-        self.arch = dict(
-            patch_len=patch_len,
-            d_model=d_model,
-            n_heads=n_heads,
-            d_ff=d_ff,
-            ia_layers=ia_layers,
-            ps_layers=ps_layers,
-            sampled_patches=sampled_patches,
-            ca_layers=ca_layers,
-            stable_len=stable_len,
-            period_norm=bool(period_norm),
-            period_norm_axis=period_norm_axis,
-        )
-        self.instance_norm = bool(instance_norm)
-        self.alpha = check_real("alpha", alpha, low=0.0, high=1.0)
-        if loss is not None and loss not in LOSSES:
-            raise ValueError(f"loss must be None or one of {LOSSES}, got {loss!r}")
-        self.loss = loss or ("time_frequency" if model == "timebridge" else "mse")
-        self.steps = check_int("steps", steps, minimum=1)
-        self.batch_size = check_int("batch_size", batch_size, minimum=1)
-        self.val_fraction = check_real("val_fraction", val_fraction, low=0.0, high=0.5)
-        self.eval_every = check_int("eval_every", eval_every, minimum=1)
-        self.patience = check_int("patience", patience, minimum=1)
-        self.lr = check_real("lr", lr, low=0.0, high=1.0, low_open=True)
-        self.seed = check_int("seed", seed, minimum=0)
-        if model == "timebridge":  # fail on bad sizes now, not at fit
+        self.patch_len = patch_len
+        self.d_model = d_model
+        self.n_heads = n_heads
+        self.d_ff = d_ff
+        self.ia_layers = ia_layers
+        self.ps_layers = ps_layers
+        self.sampled_patches = sampled_patches
+        self.ca_layers = ca_layers
+        self.stable_len = stable_len
+        self.period_norm = period_norm
+        self.period_norm_axis = period_norm_axis
+        self.instance_norm = instance_norm
+        self.alpha = alpha
+        self.loss = loss
+        self.steps = steps
+        self.batch_size = batch_size
+        self.val_fraction = val_fraction
+        self.eval_every = eval_every
+        self.patience = patience
+        self.lr = lr
+        self.seed = seed
+        self._check_params()  # fail on bad values now; fit checks again after set_params
+
+    def _check_params(self) -> None:
+        if self.model not in MODELS:
+            raise ValueError(f"model must be one of {MODELS}, got {self.model!r}")
+        check_int("input_len", self.input_len, minimum=1)
+        check_int("horizon", self.horizon, minimum=1)
+        check_real("alpha", self.alpha, low=0.0, high=1.0)
+        if self.loss is not None and self.loss not in LOSSES:
+            raise ValueError(f"loss must be None or one of {LOSSES}, got {self.loss!r}")
+        check_int("steps", self.steps, minimum=1)
+        check_int("batch_size", self.batch_size, minimum=1)
+        check_real("val_fraction", self.val_fraction, low=0.0, high=0.5)
+        check_int("eval_every", self.eval_every, minimum=1)
+        check_int("patience", self.patience, minimum=1)
+        check_real("lr", self.lr, low=0.0, high=1.0, low_open=True)
+        check_int("seed", self.seed, minimum=0)
+        if self.model == "timebridge":  # the architecture's sizes
             TimeBridgeConfig(
                 n_series=1, input_len=self.input_len, horizon=self.horizon, **self.arch
             )
+
+    @property
+    def arch(self) -> dict:
+        """The ``TimeBridgeConfig`` fields of the architecture, from the parameters."""
+        return dict(
+            patch_len=self.patch_len,
+            d_model=self.d_model,
+            n_heads=self.n_heads,
+            d_ff=self.d_ff,
+            ia_layers=self.ia_layers,
+            ps_layers=self.ps_layers,
+            sampled_patches=self.sampled_patches,
+            ca_layers=self.ca_layers,
+            stable_len=self.stable_len,
+            period_norm=bool(self.period_norm),
+            period_norm_axis=self.period_norm_axis,
+        )
+
+    @property
+    def loss_name(self) -> str:
+        """The training loss: ``loss``, or the model's own when ``loss`` is None."""
+        if self.loss is not None:
+            return self.loss
+        return "time_frequency" if self.model == "timebridge" else "mse"
 
     def _network(self, n_series: int) -> torch.nn.Module:
         if self.model == "timebridge":
@@ -241,11 +284,11 @@ class TimeBridgeForecaster:
             )
             return TimeBridge(config, seed=self.seed)
         net = DLinear(self.input_len, self.horizon, seed=self.seed)
-        return _WindowNorm(net) if self.instance_norm else net
+        return _WindowNorm(net) if bool(self.instance_norm) else net
 
     def _loss(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        if self.loss == "time_frequency":
-            return time_frequency_loss(pred, target, self.alpha)
+        if self.loss_name == "time_frequency":
+            return time_frequency_loss(pred, target, float(self.alpha))
         return F.mse_loss(pred, target)
 
     def fit(self, y) -> TimeBridgeForecaster:
@@ -256,6 +299,7 @@ class TimeBridgeForecaster:
         training loss at each update), ``val_mse_`` (validation MSE at each evaluation, empty
         without validation), ``best_step_`` and ``converged_`` (whether the early-stopping rule
         ended training before the cap); returns ``self``."""
+        self._check_params()
         span = self.input_len + self.horizon
         y = check_history("y", y, span)
         if self.batch_size * span * y.shape[1] > MAX_FLOATS:
