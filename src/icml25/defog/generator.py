@@ -46,6 +46,12 @@ class DeFoG:
         """``sample(model, n_graphs, steps=..., distortion=..., eta=..., omega=..., seed=...)``."""
         return _sample(self._trained(), n_graphs, **kwargs)
 
+    def to(self, *args, **kwargs) -> DeFoG:
+        """Move the trained model, as ``torch.nn.Module.to`` (``gen.to("cuda", torch.float64)``);
+        sampling then runs on its device and in its dtype. Returns ``self``."""
+        self._trained().to(*args, **kwargs)
+        return self
+
     def save(self, path) -> None:
         """Save the weights, priors and config with ``torch.save``."""
         torch.save(self._trained().state(), Path(path))

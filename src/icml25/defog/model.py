@@ -70,7 +70,8 @@ def rrwp(adjacency: torch.Tensor, k: int) -> torch.Tensor:
 def _rrwp(adjacency: torch.Tensor, k: int) -> torch.Tensor:
     deg = adjacency.sum(-1, keepdim=True)  # (B, n, 1)
     M = adjacency / deg.clamp(min=1.0)  # (B, n, n)
-    eye = torch.eye(adjacency.shape[-1]).expand_as(adjacency)
+    n = adjacency.shape[-1]
+    eye = torch.eye(n, dtype=adjacency.dtype, device=adjacency.device).expand_as(adjacency)
     powers = [eye]
     for _ in range(k - 1):
         powers.append(powers[-1] @ M)
@@ -113,8 +114,8 @@ class _Layer(nn.Module):
     def forward(self, X, E, y, node_mask):
         B, n, _ = X.shape
         H, dh = self.c.n_heads, self.c.dx // self.c.n_heads
-        x_mask = node_mask[..., None].float()  # (B, n, 1)
-        e_mask = (node_mask[:, :, None] & node_mask[:, None, :])[..., None].float()  # (B,n,n,1)
+        x_mask = node_mask[..., None].to(X.dtype)  # (B, n, 1)
+        e_mask = (node_mask[:, :, None] & node_mask[:, None, :])[..., None].to(X.dtype)  # (B,n,n,1)
         Q = (self.q(X) * x_mask).view(B, n, 1, H, dh)
         K = (self.k(X) * x_mask).view(B, 1, n, H, dh)
         V = (self.v(X) * x_mask).view(B, 1, n, H, dh)
@@ -190,7 +191,7 @@ class GraphTransformer(nn.Module):
         A = edge_states * (node_mask[:, :, None] & node_mask[:, None, :])
         R = _rrwp(A, self.config.rrwp_steps)  # (B, n, n, k)
         diag = torch.diagonal(R, dim1=1, dim2=2).transpose(1, 2)  # (B, n, k)
-        n = node_mask.sum(1).float().clamp(min=1)  # (B,)
+        n = node_mask.sum(1).to(A.dtype).clamp(min=1)  # (B,)
         A2 = A @ A
         walks3 = torch.diagonal(A2 @ A, dim1=1, dim2=2).sum(1) / n  # closed 3-walks per node
         walks4 = torch.diagonal(A2 @ A2, dim1=1, dim2=2).sum(1) / n
@@ -199,8 +200,8 @@ class GraphTransformer(nn.Module):
 
     def forward(self, X_t, E_t, t, node_mask):
         R, diag, y = self.features(E_t, t, node_mask)
-        x_mask = node_mask[..., None].float()
-        e_mask = (node_mask[:, :, None] & node_mask[:, None, :])[..., None].float()
+        x_mask = node_mask[..., None].to(X_t.dtype)
+        e_mask = (node_mask[:, :, None] & node_mask[:, None, :])[..., None].to(X_t.dtype)
         X = self.in_x(torch.cat([X_t, diag], -1)) * x_mask  # (B, n, dx)
         E = self.in_e(torch.cat([E_t, R], -1))
         E = (E + E.transpose(1, 2)) / 2 * e_mask  # (B, n, n, de)

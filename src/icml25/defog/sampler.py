@@ -159,22 +159,43 @@ def sample(
 ) -> list[nx.Graph]:
     """Generate ``n_graphs`` graphs with ``steps`` Euler steps of the DeFoG CTMC.
 
+    Sampling runs on the model's device and in its dtype: move a trained model with
+    ``model.to(device, dtype)`` (or :meth:`DeFoG.to <icml25.defog.DeFoG.to>`) first.
+
     Parameters
     ----------
-    model : a trained :class:`~icml25.defog.train.DeFoGModel` (from ``fit``).
-    steps : number of Euler steps ``K >= 1``.
-    distortion : the sampling time distortion (identity, polydec, polyinc, cos).
-    eta : stochasticity ``eta >= 0`` (weight of ``R^DB``).
-    omega : target guidance ``omega >= 0``.
-    seed : seeds a ``numpy.random.Generator`` (node counts) and a ``torch.Generator``.
-    n_nodes : a fixed number of nodes for every graph (default: drawn from training); a
-        ``UserWarning`` when it exceeds the largest training graph (the network has not seen
+    model : DeFoGModel
+        A trained model (from :func:`~icml25.defog.train.fit`).
+    n_graphs : int
+        Number of graphs to generate; at least 1.
+    steps : int
+        Number of Euler steps ``K``, in ``[1, MAX_STEPS]`` (``MAX_STEPS = 10**6``).
+    distortion : {"identity", "polydec", "polyinc", "cos"}, default "identity"
+        The sampling time distortion ``f``; the step grid is ``t_k = f(k / K)``.
+    eta : float, default 0.0
+        Stochasticity ``eta >= 0``, the weight of ``R^DB``.
+    omega : float, default 0.0
+        Target guidance ``omega >= 0``.
+    seed : int, default 0
+        Seeds a ``numpy.random.Generator`` (node counts) and a ``torch.Generator`` on the
+        model's device (every draw of the CTMC).
+    batch_size : int, default 256
+        Graphs generated together in one batch.
+    n_nodes : int or None, default None
+        A fixed number of nodes for every graph (None: drawn from the training distribution);
+        a ``UserWarning`` when it exceeds the largest training graph (the network has not seen
         such sizes: the RRWP features and the size feature ``n / n_max`` extrapolate).
-    trace : a dict to fill with the mean rate of each term per step over the real edge
-        variables (``t``, ``R*``, ``R^DB``, ``R^TG``), for diagnostics.
+    trace : dict or None, default None
+        A dict to fill with the mean rate of each term per step over the real edge variables
+        (``t``, ``R_star``, ``R_db``, ``R_tg``), for diagnostics.
 
-    Refused as too large: more than ``MAX_STEPS`` (10**6) steps, more than 10**7 nodes in all,
-    an ``n_nodes`` whose attention tensor would hold more than 2**31 entries.
+    Returns
+    -------
+    graphs : list of networkx.Graph
+        The generated graphs, with the model's node and edge attributes where it has them.
+
+    Refused as too large: more than ``MAX_STEPS`` steps, more than 10**7 nodes in all, an
+    ``n_nodes`` whose attention tensor would hold more than 2**31 entries.
     """
     if not isinstance(model, DeFoGModel):
         raise ValueError(f"model must be a trained DeFoGModel, got {type(model).__name__}")
@@ -197,7 +218,7 @@ def sample(
         )
     rng = np.random.default_rng(seed)
     if n_nodes is None:
-        counts = model.node_counts.numpy()
+        counts = model.node_counts.cpu().double().numpy()
         sizes = rng.choice(len(counts), size=n_graphs, p=counts / counts.sum())
     else:
         sizes = np.full(n_graphs, check_int("n_nodes", n_nodes, minimum=1))
@@ -208,7 +229,7 @@ def sample(
                 UserWarning,
                 stacklevel=2,
             )
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator(device=model.p0_x.device).manual_seed(seed)
     model.eval()
     graphs = []
     for start in range(0, n_graphs, batch_size):
@@ -219,9 +240,12 @@ def sample(
 
 def _sample_batch(model, sizes, steps, distortion, eta, omega, gen, trace):
     B, n = len(sizes), int(max(sizes))
-    node_mask = torch.arange(n)[None, :] < torch.as_tensor(sizes)[:, None]  # (B, n)
+    device, dtype = model.p0_x.device, model.p0_x.dtype  # where and how the model was put
+    node_mask = (
+        torch.arange(n, device=device)[None, :] < torch.as_tensor(sizes, device=device)[:, None]
+    )  # (B, n)
     pair = node_mask[:, :, None] & node_mask[:, None, :]  # (B, n, n)
-    upper = pair & torch.ones(n, n, dtype=torch.bool).triu(1)
+    upper = pair & torch.ones(n, n, dtype=torch.bool, device=device).triu(1)
     Sx, Se = len(model.p0_x), len(model.p0_e)
     cx, ce = len(model.node_classes), len(model.edge_classes)
     # G_0 ~ p_0: nodes (B, n), edges (B, n, n) symmetric, empty diagonal
@@ -230,9 +254,11 @@ def _sample_batch(model, sizes, steps, distortion, eta, omega, gen, trace):
     grid = _distort(torch.arange(steps + 1) / steps, distortion)  # t_k = f(k / K)
     for k in range(steps):
         t, s = float(grid[k]), float(grid[k + 1])
-        X_oh = nn.functional.one_hot(X, Sx).float() * node_mask[..., None]
-        E_oh = nn.functional.one_hot(E, Se).float()
-        logits_x, logits_e = model(X_oh, E_oh, torch.full((B,), t), node_mask)
+        X_oh = nn.functional.one_hot(X, Sx).to(dtype) * node_mask[..., None]
+        E_oh = nn.functional.one_hot(E, Se).to(dtype)
+        logits_x, logits_e = model(
+            X_oh, E_oh, torch.full((B,), t, dtype=dtype, device=device), node_mask
+        )
         p1_x = _pad(torch.softmax(logits_x, -1), Sx)  # (B, n, Sx)
         p1_e = _pad(torch.softmax(logits_e, -1), Se)  # (B, n, n, Se)
         if k == steps - 1:  # the last step samples from p_theta
@@ -248,7 +274,7 @@ def _sample_batch(model, sizes, steps, distortion, eta, omega, gen, trace):
             prob_e = _euler_step_probs(sum(re), E, s - t)
         X = torch.multinomial(prob_x.reshape(-1, Sx), 1, generator=gen).view(B, n) * node_mask
         E = sample_edges(prob_e, gen) * pair
-    X, E = X.clamp(max=cx - 1), E.masked_fill(E >= ce, 0)
+    X, E = X.clamp(max=cx - 1).cpu(), E.masked_fill(E >= ce, 0).cpu()
     return [_to_networkx(model, X[b], E[b], int(sizes[b])) for b in range(B)]
 
 
