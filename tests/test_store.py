@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from icml25.lab import store
+from icml25.lab.reproduction import SCALE_NAMES
 
 
 def record(output):
@@ -131,16 +132,16 @@ def _write(path, text):
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        ({"seed": "0"}, "seed is str, not an integer"),
-        ({"seed": True}, "seed is bool, not an integer"),
-        ({"measurements": []}, "measurements is list, not an object"),
-        ({"claims": [1]}, "claims must be a list of objects"),
-        ({"slug": None}, "slug is NoneType, not a string"),
-        ({"scale": "../../.."}, "scale '../../..' is none of"),
-        ({"slug": "../x"}, "slug '../x' is not a package name"),
-        ({"seed": -1}, "seed -1 is negative"),
-        ({"model": "../../x"}, "model '../../x' is not a folder-safe tag"),
-        ({"model": 3}, "model 3 is not a folder-safe tag"),
+        ({"seed": "0"}, "seed: '0' is not of type 'integer'"),
+        ({"seed": True}, "seed: True is not of type 'integer'"),
+        ({"measurements": []}, r"measurements: \[\] is not of type 'object'"),
+        ({"claims": [1]}, r"claims\[0\]: 1 is not of type 'object'"),
+        ({"slug": None}, "slug: None is not of type 'string'"),
+        ({"scale": "../../.."}, "scale: '../../..' is not one of"),
+        ({"slug": "../x"}, "slug: '../x' does not match"),
+        ({"seed": -1}, "seed: -1 is less than the minimum of 0"),
+        ({"model": "../../x"}, "model: '../../x' does not match"),
+        ({"model": 3}, "model: 3 is not of type 'string', 'null'"),
     ],
 )
 def test_a_summary_with_fields_of_the_wrong_type_is_named(tmp_path, change, reason):
@@ -219,3 +220,22 @@ def test_the_command_line_imports_without_fcntl():
     code = "import sys; sys.modules['fcntl'] = None; import icml25.lab.cli, icml25.lab.store"
     done = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True)
     assert done.returncode == 0, done.stderr.decode()
+
+
+def test_the_published_schema_matches_the_stores_rules_and_every_committed_summary():
+    schema = store.summary_schema()
+    props = schema["properties"]
+    assert props["schema"]["const"] == store.SCHEMA
+    assert tuple(props["scale"]["enum"]) == SCALE_NAMES
+    assert props["model"]["pattern"] == f"^{store.MODEL_TAG.pattern}$"
+    committed = sorted(store.results_dir().glob("*/*/*/summary.json"))
+    assert committed and all(store.read_summary(path) for path in committed)
+
+
+def test_a_summary_that_breaks_the_schema_is_not_written(tmp_path):
+    bad = {**GOOD_SUMMARY, "claims": [{"id": "a", "metric": "m", "kind": "claim",
+                                       "measured": 0.5, "verdict": "passed"}]}  # fmt: skip
+    with pytest.raises(ValueError, match=r"claims\[0\].verdict: 'passed' is not one of"):
+        store.write_summary(tmp_path, "p", "smoke", 0, bad)
+    assert not any(tmp_path.rglob("summary.json"))
+    assert store.write_summary(tmp_path, "p", "smoke", 0, GOOD_SUMMARY).is_file()

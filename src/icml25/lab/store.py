@@ -22,6 +22,7 @@ reported with its path (:class:`Unreadable`), never loaded half-way.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import json
@@ -36,12 +37,14 @@ from pathlib import Path
 from typing import Any
 
 import filelock
+import jsonschema
 import numpy as np
 
 from icml25.lab.reproduction import SCALE_NAMES, cell_key
 from icml25.lab.run_summary import SCHEMA
 
 CELL_FORMAT = 1  # of a cell record
+SCHEMA_FILE = "summary.schema.json"  # the JSON Schema of summary.json, in icml25.lab
 
 
 class Unreadable(Exception):
@@ -273,13 +276,42 @@ def summary_path(runs: Path, slug: str, scale: str, seed: int, model: str | None
 
 
 def write_summary(runs: Path, slug: str, scale: str, seed: int, summary: dict) -> Path:
+    """Write ``summary`` to its run folder; ValueError, before anything is written, when it
+    does not conform to :func:`summary_schema`."""
+    if problem := summary_problem(summary):
+        raise ValueError(f"the summary of {slug} does not conform to its schema: {problem}")
     path = summary_path(runs, slug, scale, seed, summary.get("model"))
     write_atomic(path, json.dumps(summary, indent=2).encode())
     return path
 
 
+def summary_schema() -> dict:
+    """The JSON Schema of summary.json (draft 2020-12), shipped as
+    ``icml25/lab/summary.schema.json``."""
+    return json.loads(resources.files("icml25.lab").joinpath(SCHEMA_FILE).read_text())
+
+
+@functools.cache
+def _summary_validator() -> jsonschema.protocols.Validator:
+    schema = summary_schema()
+    validator = jsonschema.validators.validator_for(schema)
+    validator.check_schema(schema)
+    return validator(schema)
+
+
+def summary_problem(summary: Any) -> str | None:
+    """What is wrong with ``summary`` against :func:`summary_schema`, naming the field
+    (``seed: -1 is less than the minimum of 0``); None when it conforms."""
+    error = jsonschema.exceptions.best_match(_summary_validator().iter_errors(summary))
+    if error is None:
+        return None
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    return f"{where.lstrip('.') or 'summary'}: {error.message}"
+
+
 def read_summary(path: Path) -> dict:
-    """A summary.json of this schema, or :class:`Unreadable` naming the file."""
+    """A summary.json that conforms to :func:`summary_schema`, or :class:`Unreadable` naming
+    the file and the field."""
     try:
         summary = read_json_file(Path(path))
     except (OSError, ValueError) as err:
@@ -289,36 +321,10 @@ def read_summary(path: Path) -> dict:
     if summary.get("schema") != SCHEMA:
         found = summary.get("schema", 1)
         raise Unreadable(path, f"schema {found}, this icml25 reads schema {SCHEMA}: run it again")
-    missing = {"slug", "scale", "seed", "claims", "measurements", "counts"} - set(summary)
-    if missing:
-        raise Unreadable(path, f"missing {', '.join(sorted(missing))}")
-    for field, (kind, name) in SUMMARY_FIELD_TYPES.items():
-        value = summary[field]
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise Unreadable(path, f"{field} is {type(value).__name__}, not {name}")
-    if not all(isinstance(c, dict) for c in summary["claims"]):
-        raise Unreadable(path, "claims must be a list of objects")
-    # paths are built from these fields: nothing that could leave the folder they name
-    if summary["scale"] not in SCALE_NAMES:
-        raise Unreadable(path, f"scale {summary['scale']!r} is none of {', '.join(SCALE_NAMES)}")
-    if not summary["slug"].isidentifier() or not summary["slug"].isascii():
-        raise Unreadable(path, f"slug {summary['slug']!r} is not a package name")
-    if summary["seed"] < 0:
-        raise Unreadable(path, f"seed {summary['seed']} is negative")
-    model = summary.get("model")
-    if model is not None and not (isinstance(model, str) and MODEL_TAG.fullmatch(model)):
-        raise Unreadable(path, f"model {model!r} is not a folder-safe tag")
+    # the schema also keeps slug, scale, seed and model to names that cannot leave the folder
+    if problem := summary_problem(summary):
+        raise Unreadable(path, problem)
     return summary
-
-
-SUMMARY_FIELD_TYPES = {
-    "slug": (str, "a string"),
-    "scale": (str, "a string"),
-    "seed": (int, "an integer"),
-    "claims": (list, "a list"),
-    "measurements": (dict, "an object"),
-    "counts": (dict, "an object"),
-}
 
 
 def find_summaries(
