@@ -42,7 +42,19 @@ _MAX_ABS_CORR = 1.0 - 1e-12  # |partial correlation| is clipped below 1 so that 
 
 def attention_correlation(attention: np.ndarray) -> np.ndarray:
     """Correlation matrix of the tokens implied by attention: ``A`` (T, T) -> ``R`` (T, T),
-    ``C = A A^T``, ``R_ij = C_ij / sqrt(C_ii C_jj)``."""
+    ``C = A A^T``, ``R_ij = C_ij / sqrt(C_ii C_jj)``.
+
+    Parameters
+    ----------
+    attention : ndarray, shape (T, S)
+        A finite attention matrix (square ``(T, T)`` for causal self-attention); no row may be
+        all zero.
+
+    Returns
+    -------
+    R : ndarray, shape (T, T)
+        The tokens' correlation matrix, unit diagonal.
+    """
     A = np.asarray(attention, dtype=float)
     if A.ndim != 2 or A.shape[0] < 1 or A.shape[1] < 1 or not np.isfinite(A).all():
         raise ValueError(f"attention must be a finite (T, S) matrix, got shape {A.shape}")
@@ -56,9 +68,24 @@ def attention_correlation(attention: np.ndarray) -> np.ndarray:
 def partial_correlation(corr: np.ndarray, x, y, Z) -> np.ndarray:
     """Partial correlations ``rho(x, y | Z)`` for a batch of tests, from a correlation matrix.
 
-    ``corr`` (V, V); ``x``, ``y`` (N,) int; ``Z`` (N, r) int (r may be 0). With ``P`` the
-    inverse of the correlation sub-matrix over ``(x, y, Z)``,
+    With ``P`` the (pseudo-)inverse of the correlation sub-matrix over ``(x, y, Z)``,
     ``rho = -P_01 / sqrt(P_00 P_11)``.
+
+    Parameters
+    ----------
+    corr : ndarray, shape (V, V)
+        Correlation matrix of the variables.
+    x : array_like of int, shape (N,)
+        First variable of each test.
+    y : array_like of int, shape (N,)
+        Second variable of each test.
+    Z : array_like of int, shape (N, r)
+        Conditioning set of each test (``r`` may be 0).
+
+    Returns
+    -------
+    rho : ndarray, shape (N,)
+        Partial correlation of each test.
     """
     x, y = np.asarray(x, dtype=np.int64), np.asarray(y, dtype=np.int64)
     Z = np.asarray(Z, dtype=np.int64).reshape(len(x), -1)  # (N, r)
@@ -76,6 +103,20 @@ def fisher_z_log_pvalues(rho: np.ndarray, n: int, r) -> np.ndarray:
     ``z = sqrt(n - r - 3) atanh(rho)`` is standard normal under the null for ``n`` samples and
     ``r`` conditioning variables; ``log p = log 2 + log Phi(-|z|)``, computed in log space so
     that tiny p-values stay finite.
+
+    Parameters
+    ----------
+    rho : array_like of float
+        (Partial) correlations in ``[-1, 1]`` (clipped just inside, so ``z`` stays finite).
+    n : int
+        Number of samples, ``>= 1`` and ``> r + 3`` for every test.
+    r : int or array_like of int
+        Conditioning-set size of each test, ``>= 0``, broadcasting with ``rho``.
+
+    Returns
+    -------
+    log_p : ndarray
+        Natural log of the two-sided p-values, shape of ``rho`` (broadcast with ``r``).
     """
     rho = real_array("rho", rho, nonempty=False)
     if rho.size and np.abs(rho).max() > 1.0 + 1e-9:
@@ -93,9 +134,14 @@ def fisher_z_log_pvalues(rho: np.ndarray, n: int, r) -> np.ndarray:
 class OrderedStructure:
     """What :func:`ordered_causal_discovery` learns.
 
-    ``adjacency`` (T, T) bool, ``adjacency[i, j]`` (i < j) the edge ``i -> j``;
-    ``log_pvalues`` (M,) the natural log p-value of every CI test performed, in the order
-    performed; ``cond_sizes`` (M,) each test's conditioning-set size.
+    Parameters
+    ----------
+    adjacency : ndarray of bool, shape (T, T)
+        ``adjacency[i, j]`` (i < j) is the edge ``i -> j``.
+    log_pvalues : ndarray, shape (M,)
+        The natural log p-value of every CI test performed, in the order performed.
+    cond_sizes : ndarray of int, shape (M,)
+        Each test's conditioning-set size.
     """
 
     adjacency: np.ndarray
@@ -118,6 +164,24 @@ def ordered_causal_discovery(
     graph as it stood before that size (the order-independent "stable" variant), so that they
     run as one vectorised batch. The search stops early when no edge has ``r`` other possible
     parents.
+
+    Parameters
+    ----------
+    corr : ndarray, shape (T, T)
+        Finite correlation matrix of the tokens, in causal (token) order, e.g. from
+        ``attention_correlation``.
+    n : int
+        Number of samples of the CI tests (the model's hidden size), ``>= 4`` and
+        ``> max_cond_size + 3``.
+    alpha : float, default 0.01
+        Significance level in ``(0, 1)``: an edge is removed when a test has ``p > alpha``.
+    max_cond_size : int, default 2
+        Largest conditioning-set size tested, ``>= 0``.
+
+    Returns
+    -------
+    OrderedStructure
+        The learned edges and every CI test's log p-value and conditioning-set size.
     """
     R = np.asarray(corr, dtype=float)
     if R.ndim != 2 or R.shape[0] != R.shape[1] or not np.isfinite(R).all():
@@ -171,7 +235,20 @@ def _tests_of_size(adj: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarray, np.
 
 def structural_confidence(structure: OrderedStructure, alpha: float = 0.01) -> float:
     """Stand-in structural confidence of a learned structure (see the module docstring): the
-    mean over the CI tests performed of ``|log p - log alpha|``."""
+    mean over the CI tests performed of ``|log p - log alpha|``.
+
+    Parameters
+    ----------
+    structure : OrderedStructure
+        A learned structure with at least one CI test.
+    alpha : float, default 0.01
+        Significance level in ``(0, 1)``, the threshold the distances are taken from.
+
+    Returns
+    -------
+    confidence : float
+        Mean ``|log p - log alpha|``, ``>= 0``; larger is more decisive.
+    """
     check_real("alpha", alpha, low=0.0, high=1.0, low_open=True, high_open=True)
     if structure.log_pvalues.size == 0:
         raise ValueError("structure has no CI tests: a structure needs at least 2 tokens")

@@ -54,9 +54,32 @@ def train_gpt(
     """Next-token training with AdamW (weight decay 0.01), linear warm-up over the first 5% of
     steps then cosine decay to 10% of ``lr``, batches drawn by a seeded generator.
 
-    Returns the model (in eval mode) and the curves ``{"step", "train_loss", "val_loss"}``:
-    the mean training loss since the last evaluation and the validation loss, every
-    ``eval_every`` steps.
+    Parameters
+    ----------
+    train_moves : ndarray of int, shape (n, L)
+        Training games: squares in ``[0, 36)``, -1 after the end.
+    val_moves : ndarray of int, shape (n_val, L)
+        Validation games, same encoding.
+    config : TransformerConfig
+        Architecture of the causal ``Transformer``.
+    steps : int
+        Optimizer steps, ``>= 1``.
+    batch_size : int
+        Games per batch, ``>= 1``.
+    lr : float
+        Peak learning rate, in ``(0, 1]``.
+    seed : int
+        Seed of the initialisation and of the batch draws.
+    eval_every : int, default 200
+        Steps between evaluations (the last step is always evaluated).
+
+    Returns
+    -------
+    model : Transformer
+        The trained model, in eval mode.
+    curves : dict of str to ndarray
+        ``{"step", "train_loss", "val_loss"}``: the mean training loss since the last
+        evaluation and the validation loss, every ``eval_every`` steps.
     """
     check_int("steps", steps, minimum=1)
     check_int("batch_size", batch_size, minimum=1)
@@ -118,11 +141,25 @@ def prefix_readouts(
 ) -> dict[str, np.ndarray]:
     """For each game ``g``, the model's read-outs after its prefix of ``lengths[g]`` moves.
 
-    Returns ``prediction`` (n,) the top-1 square (the START token excluded),
-    ``top_probability`` (n,) its probability among the squares, ``attention_entropy`` (n,) the
-    entropy of the head-averaged attention row of the prediction's position at ``layer``, and
-    ``attention`` a list of ``n`` arrays ``(t + 1, t + 1)``: the head-averaged attention of
-    ``layer`` over ``[START, m_1..m_t]``.
+    Parameters
+    ----------
+    model : Transformer
+        A trained model (``train_gpt``).
+    moves : ndarray of int, shape (n, L)
+        Games: squares in ``[0, 36)``, -1 after the end.
+    lengths : ndarray of int, shape (n,)
+        Prefix length ``t`` of each game, in ``[1, L - 1]``.
+    layer : int, default -1
+        Layer whose attention is read.
+
+    Returns
+    -------
+    readouts : dict
+        ``prediction`` (n,) the top-1 square (the START token excluded),
+        ``top_probability`` (n,) its probability among the squares, ``attention_entropy`` (n,)
+        the entropy of the head-averaged attention row of the prediction's position at
+        ``layer``, and ``attention`` a list of ``n`` arrays ``(t + 1, t + 1)``: the
+        head-averaged attention of ``layer`` over ``[START, m_1..m_t]``.
     """
     lengths = np.asarray(lengths, dtype=np.int64)
     x, _ = tokens_of(moves)

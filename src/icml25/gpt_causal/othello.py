@@ -59,7 +59,20 @@ def initial_boards(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def legal_moves(own: np.ndarray, opp: np.ndarray) -> np.ndarray:
-    """Bitboard of the legal moves of the side to move, per game: ``(B,)`` uint64."""
+    """Bitboard of the legal moves of the side to move, per game: ``(B,)`` uint64.
+
+    Parameters
+    ----------
+    own : ndarray of uint64, shape (B,)
+        Stones of the side to move.
+    opp : ndarray of uint64, shape (B,)
+        Stones of its opponent.
+
+    Returns
+    -------
+    legal : ndarray of uint64, shape (B,)
+        Bit ``s`` set where square ``s`` is a legal move.
+    """
     empty = ~(own | opp) & _FULL
     legal = np.zeros_like(own)
     for shift, mask in _DIRECTIONS:
@@ -73,7 +86,22 @@ def legal_moves(own: np.ndarray, opp: np.ndarray) -> np.ndarray:
 def flips(own: np.ndarray, opp: np.ndarray, move: np.ndarray) -> np.ndarray:
     """Bitboard of the opponent stones flipped by playing ``move`` (square indices, any shape
     broadcasting with ``own``); 0 where the move flips nothing (an illegal move), and 0 on an
-    occupied square, where no stone can be played."""
+    occupied square, where no stone can be played.
+
+    Parameters
+    ----------
+    own : ndarray of uint64
+        Stones of the side to move.
+    opp : ndarray of uint64
+        Stones of its opponent.
+    move : array_like of int
+        Square indices in ``[0, 36)``, broadcasting with ``own``.
+
+    Returns
+    -------
+    flipped : ndarray of uint64
+        Bitboard of the flipped stones, of the broadcast shape.
+    """
     m = _BITS[np.asarray(move)]
     own, opp, m = np.broadcast_arrays(own, opp, m)
     m = np.where((m & (own | opp)) != 0, _U(0), m)  # an occupied square starts no run
@@ -104,14 +132,27 @@ def play_games(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play ``n`` games to the end, all at once.
 
-    ``policy``: ``"random"`` picks a legal move uniformly (the paper's out-of-distribution
-    "random legal moves" games); ``"greedy"`` is the "intent to win" player: the legal move
-    flipping the most stones (ties at random), or, with probability ``epsilon``, a uniformly
-    random legal move.
+    Parameters
+    ----------
+    n : int
+        Number of games, ``>= 1``.
+    rng : numpy.random.Generator
+        Source of the move choices.
+    policy : str, default "random"
+        ``"random"`` picks a legal move uniformly (the paper's out-of-distribution "random
+        legal moves" games); ``"greedy"`` is the "intent to win" player: the legal move
+        flipping the most stones (ties at random), or, with probability ``epsilon``, a
+        uniformly random legal move.
+    epsilon : float, default 0.1
+        Exploration probability of the greedy player, in ``[0, 1]``.
 
-    Returns ``moves`` ``(n, 32)`` int64, the squares played in order, -1 after the end, and
-    ``legal`` ``(n, 33, 36)`` bool: ``legal[g, t]`` the legal moves of the side to move after
-    ``t`` moves (after any pass), empty once the game is over.
+    Returns
+    -------
+    moves : ndarray of int64, shape (n, 32)
+        The squares played in order, -1 after the end.
+    legal : ndarray of bool, shape (n, 33, 36)
+        ``legal[g, t]`` the legal moves of the side to move after ``t`` moves (after any
+        pass), empty once the game is over.
     """
     if policy not in ("random", "greedy"):
         raise ValueError(f"policy must be 'random' or 'greedy', got {policy!r}")

@@ -115,26 +115,43 @@ def deep_self_play(
 
     Parameters
     ----------
-    iterations, pretrain_iterations : self-play iterations (>= 1) and pretraining ones (>= 0).
-    games : games played side by side, also the minibatch size (>= 1).
-    hidden : hidden units of the Q-network (>= 1).
-    lr, tau : SGD step size (> 0) and soft target update rate, in (0, 1].
-    gamma : discount factor, in [0, 1).
-    capacity : replay buffer size in transitions (>= 2 games).
-    eps_start, eps_end, eps_decay : the exploration schedule (flip probabilities in [0, 0.5],
-        decay > 0, counted in action choices).
-    payoff : ``r[a_self, a_other]``, shape (2, 2), D = 0, C = 1; default ``DQN_PAYOFFS``.
-    seed : seeds a ``torch.Generator`` (the networks' starts) and a numpy ``Generator`` (the
+    iterations : int, default 10_000
+        Self-play iterations, ``>= 1``.
+    pretrain_iterations : int, default 600
+        Pretraining iterations against a random opponent, ``>= 0``.
+    games : int, default 16_384
+        Games played side by side, also the minibatch size, ``>= 1``.
+    hidden : int, default 32
+        Hidden units of the Q-network, ``>= 1``.
+    lr : float, default 0.004
+        SGD step size, ``> 0``.
+    tau : float, default 0.01
+        Soft target update rate, in ``(0, 1]``.
+    gamma : float, default 0.8
+        Discount factor, in ``[0, 1)``.
+    capacity : int, default 1_000_000
+        Replay buffer size in transitions, ``>= 2 * games``.
+    eps_start : float, default 0.5
+        Flip probability at the start of the exploration schedule, in ``[0, 0.5]``.
+    eps_end : float, default 0.01
+        Flip probability the schedule decays to, in ``[0, 0.5]``.
+    eps_decay : float, default 600.0
+        Decay scale of the schedule, ``> 0``, counted in action choices.
+    payoff : ndarray, shape (2, 2), optional
+        ``r[a_self, a_other]``, D = 0, C = 1; default ``DQN_PAYOFFS``.
+    seed : int, default 0
+        Seeds a ``torch.Generator`` (the networks' starts) and a numpy ``Generator`` (the
         games and the minibatches).
 
     Returns
     -------
-    dict with, per self-play iteration ``t = 1..iterations`` (after its update):
-        ``"policy"`` (iterations,) int codes of the greedy policy, bit s set iff C in state s
-        (states DD, DC, CD, CC); ``"q_gap"`` (iterations, 4) ``Q(s, C) - Q(s, D)``;
-        ``"cooperation"`` (iterations, 4) the share of plays that were C, per state played in
-        (NaN where no game was in that state); ``"epsilon"`` (iterations,), player 1's;
-        and ``"pretrain_policy"``, the greedy policy code after pretraining.
+    dict
+        Per self-play iteration ``t = 1..iterations`` (after its update): ``"policy"``
+        (iterations,) int codes of the greedy policy, bit s set iff C in state s (states DD,
+        DC, CD, CC); ``"q_gap"`` (iterations, 4) ``Q(s, C) - Q(s, D)``; ``"cooperation"``
+        (iterations, 4) the share of plays that were C, per state played in (NaN where no game
+        was in that state); ``"epsilon"`` (iterations,), player 1's; and
+        ``"pretrain_policy"``, the greedy policy code after pretraining.
     """
     iterations = check_int("iterations", iterations, minimum=1)
     pretrain_iterations = check_int("pretrain_iterations", pretrain_iterations, minimum=0)

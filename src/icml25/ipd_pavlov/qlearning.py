@@ -45,16 +45,35 @@ LOSE_SHIFT = "CDDD"
 def payoffs(g: float = 1.8) -> np.ndarray:
     """The row player's payoff matrix ``r[a_self, a_other]``, actions indexed D = 0, C = 1.
 
+    Parameters
+    ----------
+    g : float, default 1.8
+        Incentive to cooperate, ``1 < g < 2``.
+
     Returns
     -------
-    r : ndarray, shape (2, 2): ``[[P, T], [S, R]] = [[2, 2 + g], [g, 2 g]]``.
+    r : ndarray, shape (2, 2)
+        ``[[P, T], [S, R]] = [[2, 2 + g], [g, 2 g]]``.
     """
     g = check_real("g", g, low=1.0, high=2.0, low_open=True, high_open=True)
     return np.array([[2.0, 2.0 + g], [g, 2.0 * g]])
 
 
 def pavlov_is_fixed_point(g: float = 1.8, gamma: float = 0.6) -> bool:
-    """Whether Pavlov is a fixed point of the learning dynamics: ``gamma (R - P) > T - R``."""
+    """Whether Pavlov is a fixed point of the learning dynamics: ``gamma (R - P) > T - R``.
+
+    Parameters
+    ----------
+    g : float, default 1.8
+        Incentive to cooperate, ``1 < g < 2``.
+    gamma : float, default 0.6
+        Discount factor, ``0 <= gamma < 1``.
+
+    Returns
+    -------
+    bool
+        True iff ``gamma (R - P) > T - R``.
+    """
     gamma = check_real("gamma", gamma, low=0.0, high=1.0, high_open=True)
     r = payoffs(g)
     P, T, R = r[0, 0], r[0, 1], r[1, 1]
@@ -67,6 +86,18 @@ def initial_q(g: float = 1.8, gamma: float = 0.6) -> np.ndarray:
     ``Q0(s, D) = (P + T) / (2 (1 - gamma))`` and
     ``Q0(s, C) = (S + R) / 2 + gamma (P + T) / (2 (1 - gamma))``: play the action once against
     an opponent who plays uniformly at random, then defect for ever.
+
+    Parameters
+    ----------
+    g : float, default 1.8
+        Incentive to cooperate, ``1 < g < 2``.
+    gamma : float, default 0.6
+        Discount factor, ``0 <= gamma < 1``.
+
+    Returns
+    -------
+    q0 : ndarray, shape (4, 2)
+        The initial table, columns D and C, the same row for every state.
     """
     gamma = check_real("gamma", gamma, low=0.0, high=1.0, high_open=True)
     r = payoffs(g)
@@ -91,24 +122,39 @@ def self_play(
 
     Parameters
     ----------
-    alpha : step size, in (0, 1].
-    epsilon : probability that each player flips its greedy action, in [0, 1].
-    steps : number of plays of the stage game, >= 1.
-    runs : number of independent learners simulated side by side, >= 1.
-    g, gamma : incentive to cooperate (1 < g < 2) and discount factor (0 <= gamma < 1).
-    q0 : initial table, shape (4, 2); default ``initial_q(g, gamma)``.
-    seed : int or ``numpy.random.Generator`` for the exploration flips.
-    record_every : if given, also return the tables every ``record_every`` steps.
+    alpha : float
+        Step size, in ``(0, 1]``.
+    epsilon : float
+        Probability that each player flips its greedy action, in ``[0, 1]``.
+    steps : int
+        Number of plays of the stage game, ``>= 1``.
+    runs : int
+        Number of independent learners simulated side by side, ``>= 1``.
+    g : float, default 1.8
+        Incentive to cooperate, ``1 < g < 2``.
+    gamma : float, default 0.6
+        Discount factor, ``0 <= gamma < 1``.
+    q0 : ndarray, shape (4, 2), optional
+        Initial table; default ``initial_q(g, gamma)``.
+    seed : int or numpy.random.Generator, default 0
+        Seed (``>= 0``) or generator of the exploration flips.
+    record_every : int, optional
+        If given (``>= 1``), also return the tables every ``record_every`` steps.
 
     Returns
     -------
-    q : ndarray, shape (runs, 4, 2), the final tables.
-    trajectory : only when ``record_every`` is given, a dict with ``"step"`` of shape (K,) and
-        ``"q"`` of shape (K, runs, 4, 2), the tables after steps 0, record_every,
-        2 record_every, ...; ``"policy_path"``, for each run the list of the distinct greedy
-        policies it went through, in order, tracked at every step whatever ``record_every``; and
+    q : ndarray, shape (runs, 4, 2)
+        The final tables.
+    trajectory : dict
+        Only when ``record_every`` is given: ``"step"`` of shape (K,) and ``"q"`` of shape
+        (K, runs, 4, 2), the tables after steps 0, record_every, 2 record_every, ...;
+        ``"policy_path"``, for each run the list of the distinct greedy policies it went
+        through, in order, tracked at every step whatever ``record_every``; and
         ``"path_step"``, for each run an int array of the steps at which each of those policies
         began (0 for the first; a policy that begins at step t is the one after update t).
+
+    Notes
+    -----
 
     Every run starts from state DD (both defected), as in the paper's code. Player 2 reads the
     shared table from its own point of view (its own previous action first).
@@ -241,6 +287,22 @@ def time_in_policy(trajectory: dict, word: str, steps: int, start: int = 0) -> n
 
     ``trajectory`` is what ``self_play(..., record_every=k)`` returns with ``steps`` steps; the
     policy after step ``t`` counts for step ``t``. Returns shape (runs,).
+
+    Parameters
+    ----------
+    trajectory : dict
+        What ``self_play(..., record_every=k)`` returns as its second value.
+    word : str
+        A greedy policy: 4 letters C or D over states DD, DC, CD, CC, such as ``"CDDC"``.
+    steps : int
+        The run's number of steps, ``>= 1``.
+    start : int, default 0
+        Steps up to ``start`` are not counted, ``0 <= start < steps``.
+
+    Returns
+    -------
+    share : ndarray, shape (runs,)
+        Share of the steps in ``(start, steps]`` each run spent with policy ``word``.
     """
     steps = check_int("steps", steps, minimum=1)
     start = check_int("start", start, minimum=0)
@@ -258,7 +320,24 @@ def time_in_policy(trajectory: dict, word: str, steps: int, start: int = 0) -> n
 
 def count_switches(trajectory: dict, first: str, second: str, start: int = 0) -> np.ndarray:
     """Per run, how many times its greedy policy moved directly between ``first`` and ``second``
-    (either way) after step ``start``. ``trajectory`` as in ``time_in_policy``; shape (runs,)."""
+    (either way) after step ``start``. ``trajectory`` as in ``time_in_policy``; shape (runs,).
+
+    Parameters
+    ----------
+    trajectory : dict
+        What ``self_play(..., record_every=k)`` returns as its second value.
+    first : str
+        A greedy policy of 4 letters C or D, such as ``"CDDC"``.
+    second : str
+        Another greedy policy of 4 letters C or D.
+    start : int, default 0
+        Only switches at steps after ``start`` count, ``>= 0``.
+
+    Returns
+    -------
+    switches : ndarray of int64, shape (runs,)
+        Direct moves between ``first`` and ``second``, either way, per run.
+    """
     start = check_int("start", start, minimum=0)
     _check_trajectory(trajectory)
     _check_word("first", first)
@@ -276,6 +355,16 @@ def policy(q: np.ndarray):
 
     ``q`` of shape (4, 2) gives a str; shape (..., 4, 2) gives an array of str of shape (...).
     Ties go to D, as in play. Pavlov is ``'CDDC'``, always-defect ``'DDDD'``, lose-shift ``'CDDD'``.
+
+    Parameters
+    ----------
+    q : array_like of float, shape (..., 4, 2)
+        Q tables, columns D and C.
+
+    Returns
+    -------
+    str or ndarray of str
+        The policy of one table (``q`` of shape (4, 2)), else an array of shape (...).
     """
     q = real_array("q", q)
     if q.ndim < 2 or q.shape[-2:] != (4, 2):

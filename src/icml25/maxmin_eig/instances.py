@@ -29,7 +29,31 @@ def e_optimal_design(
     ``n``. The optimal increase is about ``(1 - leak) k / r``: ``weak_dim`` sets the margin
     ``gap / (R ln k)``, and ``n`` can grow with the margin held.
 
-    Returns ``M`` (n, n) and ``As`` (m, n, n).
+    Parameters
+    ----------
+    n : int
+        Dimension, ``>= 1``.
+    m : int
+        Candidate experiments, ``>= 1``.
+    weak_dim : int
+        Poorly known directions ``r``, ``1 <= r <= n``.
+    rank : int, default 1
+        Rank of each ``A_i``, ``>= 1``.
+    weak : float, default 0.1
+        Prior precision in the weak directions.
+    strong : float, default 60.0
+        Prior precision in the other directions.
+    leak : float, default 0.05
+        Expected fraction of each ``trace(A_i)`` outside the weak subspace, in ``[0, 1)``.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the Gaussian ``V_i``.
+
+    Returns
+    -------
+    M : ndarray, shape (n, n)
+        The prior precision.
+    As : ndarray, shape (m, n, n)
+        The candidates' information matrices, each of trace 1.
     """
     n = check_int("n", n, minimum=1)
     m = check_int("m", m, minimum=1)
@@ -55,7 +79,21 @@ def connectivity_augmentation(graph, candidate_edges) -> tuple[np.ndarray, np.nd
     candidate edge ``e = (u, v)``, ``b_e = e_u - e_v``. Then ``lambda_min(M + sum A_e)`` is the
     algebraic connectivity ``lambda_2`` of the graph with the chosen edges added (``R = 2``).
 
-    Returns ``M`` (n-1, n-1), ``As`` (len(candidate_edges), n-1, n-1) and the node order used.
+    Parameters
+    ----------
+    graph : networkx.Graph
+        The graph to augment, at least 2 nodes.
+    candidate_edges : iterable of tuple
+        Candidate edges ``(u, v)``, pairs of distinct nodes of ``graph``; not empty.
+
+    Returns
+    -------
+    M : ndarray, shape (n-1, n-1)
+        ``Q^T L Q``.
+    As : ndarray, shape (len(candidate_edges), n-1, n-1)
+        ``Q^T b_e b_e^T Q`` for each candidate edge.
+    nodes : list
+        The node order used (that of ``graph.nodes``).
     """
     import networkx as nx
 

@@ -20,7 +20,26 @@ PSD_TOLERANCE = 1e-8  # relative to the largest absolute entry
 
 
 def check_problem(M, As, k=None) -> tuple[np.ndarray, np.ndarray, int | None]:
-    """``M`` (n, n), ``As`` (m, n, n) as float arrays, symmetric PSD; ``1 <= k < m``."""
+    """``M`` (n, n), ``As`` (m, n, n) as float arrays, symmetric PSD; ``1 <= k < m``.
+
+    Parameters
+    ----------
+    M : array_like of float, shape (n, n)
+        Base matrix, symmetric PSD, finite, ``n >= 1``.
+    As : array_like of float, shape (m, n, n)
+        Candidate matrices, each symmetric PSD, finite, ``m >= 1``.
+    k : int, optional
+        Most matrices to choose, ``1 <= k < m``; not checked if None.
+
+    Returns
+    -------
+    M : ndarray, shape (n, n)
+        ``M`` as a float array.
+    As : ndarray, shape (m, n, n)
+        ``As`` as a float array.
+    k : int or None
+        ``k`` as checked.
+    """
     M = _as_float_array("M", M)
     As = _as_float_array("As", As)
     if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
@@ -60,16 +79,41 @@ def _check_symmetric_psd(name: str, mats: np.ndarray) -> None:
 
 
 def max_trace(As: np.ndarray) -> float:
-    """``R = max_i trace(A_i)``."""
+    """``R = max_i trace(A_i)``.
+
+    Parameters
+    ----------
+    As : ndarray, shape (m, n, n)
+        Candidate matrices.
+
+    Returns
+    -------
+    R : float
+        Largest trace of the candidates.
+    """
     return float(np.trace(As, axis1=1, axis2=2).max())
 
 
 def selection_values(M: np.ndarray, As: np.ndarray, selections: np.ndarray) -> np.ndarray:
     """``lambda_min(M + sum_{i in I} A_i)`` for many selections at once.
 
-    ``selections`` has shape (s, k): row t lists the indices of one selection, padded with -1.
-    Returns shape (s,). The sums are built by adding ``k`` gathered slices (cost s k n^2), never
-    an (s, m) x (m, n^2) product, and the eigenvalues come from one batched ``eigvalsh``.
+    The sums are built by adding ``k`` gathered slices (cost s k n^2), never an
+    (s, m) x (m, n^2) product, and the eigenvalues come from one batched ``eigvalsh``.
+    The inputs are not checked (see :func:`check_problem`).
+
+    Parameters
+    ----------
+    M : ndarray, shape (n, n)
+        Base matrix.
+    As : ndarray, shape (m, n, n)
+        Candidate matrices.
+    selections : ndarray of int, shape (s, k)
+        Row t lists the indices of one selection, padded with -1.
+
+    Returns
+    -------
+    values : ndarray, shape (s,)
+        ``lambda_min`` of each selection's sum.
     """
     n = M.shape[0]
     padded = np.concatenate([As, np.zeros((1, n, n))])  # index -1 is the zero matrix
@@ -88,7 +132,22 @@ def selection_values(M: np.ndarray, As: np.ndarray, selections: np.ndarray) -> n
 def value(M: np.ndarray, As: np.ndarray, selection) -> float:
     """``lambda_min(M + sum_{i in selection} A_i)`` for one selection (distinct indices into
     ``As``). ``M`` and ``As`` are checked for shape and finiteness here; that they are
-    symmetric PSD is :func:`check_problem`'s to check (an eigendecomposition of each)."""
+    symmetric PSD is :func:`check_problem`'s to check (an eigendecomposition of each).
+
+    Parameters
+    ----------
+    M : array_like of float, shape (n, n)
+        Base matrix.
+    As : array_like of float, shape (m, n, n)
+        Candidate matrices.
+    selection : array_like of int, shape (j,)
+        Distinct indices into ``As`` (may be empty: then ``lambda_min(M)``).
+
+    Returns
+    -------
+    float
+        ``lambda_min(M + sum_{i in selection} A_i)``.
+    """
     M, As = _as_float_array("M", M), _as_float_array("As", As)
     if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
         raise ValueError(f"M must be a square non-empty matrix, got shape {M.shape}")

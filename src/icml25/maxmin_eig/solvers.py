@@ -37,10 +37,23 @@ def relax(M, As, k, *, solver: str | None = None) -> tuple[np.ndarray, float]:
     where Clarabel's time grows fastest (at n = 120, m = 150: 126 s against SCS's 13 s, both at
     the same optimum to 1e-6). Pass ``solver`` to choose.
 
+    Parameters
+    ----------
+    M : array_like of float, shape (n, n)
+        Base matrix, symmetric PSD.
+    As : array_like of float, shape (m, n, n)
+        Candidate matrices, symmetric PSD.
+    k : int
+        Most matrices to choose, ``1 <= k < m``.
+    solver : str, optional
+        A cvxpy solver name; default ``"CLARABEL"`` for ``n <= 40``, else ``"SCS"``.
+
     Returns
     -------
-    x : ndarray (m,), fractional weights in [0, 1] summing to at most k.
-    bound : float, the relaxation's optimum ``t*`` >= OPT (up to the solver's tolerance).
+    x : ndarray, shape (m,)
+        Fractional weights in [0, 1] summing to at most k.
+    bound : float
+        The relaxation's optimum ``t*`` >= OPT (up to the solver's tolerance).
     """
     import cvxpy as cp
 
@@ -63,10 +76,30 @@ def relax(M, As, k, *, solver: str | None = None) -> tuple[np.ndarray, float]:
 def rounding_draws(x, M, As, k, *, trials: int, seed=0) -> tuple[np.ndarray, np.ndarray]:
     """``trials`` independent roundings of ``x`` and their values.
 
+    Each index ``i`` is kept with probability ``x_i``; a draw keeping more than ``k`` is trimmed
+    to its ``k`` kept indices of largest ``x_i``.
+
+    Parameters
+    ----------
+    x : array_like of float, shape (m,)
+        Keep probabilities in [0, 1], e.g. from ``relax``.
+    M : array_like of float, shape (n, n)
+        Base matrix, symmetric PSD.
+    As : array_like of float, shape (m, n, n)
+        Candidate matrices, symmetric PSD.
+    k : int
+        Most matrices to keep, ``1 <= k < m``.
+    trials : int
+        Independent draws, ``>= 1``.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the draws.
+
     Returns
     -------
-    selections : int array (trials, k), each row's kept indices padded with -1.
-    values : array (trials,), ``lambda_min`` of each draw.
+    selections : ndarray of int, shape (trials, k)
+        Each row's kept indices padded with -1.
+    values : ndarray, shape (trials,)
+        ``lambda_min`` of each draw.
     """
     M, As, k = check_problem(M, As, k)
     x = np.asarray(x, dtype=float)
@@ -82,7 +115,28 @@ def rounding_draws(x, M, As, k, *, trials: int, seed=0) -> tuple[np.ndarray, np.
 
 
 def randomized_rounding(x, M, As, k, *, trials: int = 20, seed=0) -> np.ndarray:
-    """The best of ``trials`` roundings of ``x``: a sorted array of at most ``k`` indices."""
+    """The best of ``trials`` roundings of ``x``: a sorted array of at most ``k`` indices.
+
+    Parameters
+    ----------
+    x : array_like of float, shape (m,)
+        Keep probabilities in [0, 1], e.g. from ``relax``.
+    M : array_like of float, shape (n, n)
+        Base matrix, symmetric PSD.
+    As : array_like of float, shape (m, n, n)
+        Candidate matrices, symmetric PSD.
+    k : int
+        Most matrices to keep, ``1 <= k < m``.
+    trials : int, default 20
+        Independent draws, ``>= 1``.
+    seed : int or numpy.random.Generator, default 0
+        Seed of the draws.
+
+    Returns
+    -------
+    selection : ndarray of int, shape (j,)
+        Sorted indices of the draw of largest ``lambda_min``, ``j <= k``.
+    """
     selections, values = rounding_draws(x, M, As, k, trials=trials, seed=seed)
     best = selections[int(np.argmax(values))]
     return np.sort(best[best >= 0])
@@ -90,7 +144,22 @@ def randomized_rounding(x, M, As, k, *, trials: int = 20, seed=0) -> np.ndarray:
 
 def greedy(M, As, k) -> np.ndarray:
     """Add, ``k`` times, the matrix that raises ``lambda_min`` the most (each step is one
-    batched eigenvalue computation over the remaining candidates)."""
+    batched eigenvalue computation over the remaining candidates).
+
+    Parameters
+    ----------
+    M : array_like of float, shape (n, n)
+        Base matrix, symmetric PSD.
+    As : array_like of float, shape (m, n, n)
+        Candidate matrices, symmetric PSD.
+    k : int
+        Matrices to choose, ``1 <= k < m``.
+
+    Returns
+    -------
+    selection : ndarray of int64, shape (k,)
+        Sorted indices chosen.
+    """
     M, As, k = check_problem(M, As, k)
     chosen: list[int] = []
     for _ in range(k):
@@ -102,7 +171,24 @@ def greedy(M, As, k) -> np.ndarray:
 
 def exact(M, As, k, *, max_subsets: int = 200_000) -> np.ndarray:
     """Enumerate every subset of size ``k`` (adding a PSD matrix never lowers lambda_min, so an
-    optimal set of size exactly k exists). Refuses when there are more than ``max_subsets``."""
+    optimal set of size exactly k exists). Refuses when there are more than ``max_subsets``.
+
+    Parameters
+    ----------
+    M : array_like of float, shape (n, n)
+        Base matrix, symmetric PSD.
+    As : array_like of float, shape (m, n, n)
+        Candidate matrices, symmetric PSD.
+    k : int
+        Matrices to choose, ``1 <= k < m``.
+    max_subsets : int, default 200_000
+        Largest ``C(m, k)`` enumerated; more raises ValueError.
+
+    Returns
+    -------
+    selection : ndarray of int64, shape (k,)
+        An optimal subset, sorted.
+    """
     M, As, k = check_problem(M, As, k)
     m = As.shape[0]
     count = math.comb(m, k)
@@ -117,7 +203,19 @@ def exact(M, As, k, *, max_subsets: int = 200_000) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Augmentation:
-    """What ``augment`` returns."""
+    """What ``augment`` returns.
+
+    Parameters
+    ----------
+    selection : ndarray of int, shape (j,)
+        Sorted indices chosen, ``j <= k``.
+    value : float
+        ``lambda_min(M + sum of the selected A_i)``.
+    base : float
+        ``lambda_min(M)``.
+    bound : float or None
+        The relaxation's upper bound on OPT, when computed (``method="rounding"``).
+    """
 
     selection: np.ndarray  # (<= k,) sorted indices
     value: float  # lambda_min(M + sum of the selected A_i)
@@ -128,8 +226,26 @@ class Augmentation:
 def augment(M, As, k, method: str = "rounding", *, seed=0, trials: int = 20) -> Augmentation:
     """Choose at most ``k`` of the ``A_i`` to maximise ``lambda_min(M + sum A_i)``.
 
-    ``method`` is ``"rounding"`` (relaxation, then the best of ``trials`` roundings),
-    ``"greedy"`` or ``"exact"`` (small m only).
+    Parameters
+    ----------
+    M : array_like of float, shape (n, n)
+        Base matrix, symmetric PSD.
+    As : array_like of float, shape (m, n, n)
+        Candidate matrices, symmetric PSD.
+    k : int
+        Most matrices to choose, ``1 <= k < m``.
+    method : str, default "rounding"
+        ``"rounding"`` (relaxation, then the best of ``trials`` roundings), ``"greedy"`` or
+        ``"exact"`` (small m only).
+    seed : int or numpy.random.Generator, default 0
+        Seed of the roundings.
+    trials : int, default 20
+        Roundings drawn with ``method="rounding"``.
+
+    Returns
+    -------
+    Augmentation
+        The selection, its value, ``lambda_min(M)`` and the relaxation's bound.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")

@@ -35,7 +35,17 @@ from icml25.omnibal.model import TinyVLM, VLMConfig, make_batch
 
 @dataclass(frozen=True)
 class Layout:
-    """One way of batching: per step and rank, the sample indices of the rank's mini-batch."""
+    """One way of batching: per step and rank, the sample indices of the rank's mini-batch.
+
+    Parameters
+    ----------
+    name : str
+        Name of the layout, the key prefix of its records in ``run_data_parallel``.
+    steps : list of list of ndarray
+        ``S x R`` arrays of sample indices: ``steps[s][r]`` is rank r's mini-batch at step s.
+    packed : bool
+        Whether each mini-batch is packed into one sequence (ISF) or padded.
+    """
 
     name: str
     steps: list[list[np.ndarray]]  # S x R arrays of sample indices
@@ -123,7 +133,35 @@ def run_data_parallel(
 ) -> dict:
     """Run the job on ``world`` gloo processes; every layout is trained ``repeats`` times
     (alternating layouts). Returns, per layout and repeat, arrays (S, R) of ``t0``, ``t1``,
-    ``t2`` (seconds) and ``work`` (FLOPs, with ``clock="flops"``), and the all-reduce trials."""
+    ``t2`` (seconds) and ``work`` (FLOPs, with ``clock="flops"``), and the all-reduce trials.
+
+    Parameters
+    ----------
+    model_config : VLMConfig
+        The ``TinyVLM`` each rank trains.
+    layouts : list of Layout
+        The batchings to train; every step of each must hold ``world`` mini-batches.
+    images : ndarray of int, shape (n,)
+        Images per sample.
+    text : ndarray of int, shape (n,)
+        Text tokens per sample.
+    world : int, default 2
+        Number of gloo processes (ranks), ``>= 2``.
+    repeats : int, default 3
+        Times every layout is trained.
+    clock : str, default "seconds"
+        ``"seconds"`` reads the monotonic clock; ``"flops"`` also counts the FLOPs of each
+        forward and backward (``work``).
+    comm_trials : int, default 10
+        Timed all-reduces of the gradient buffer before the epochs.
+
+    Returns
+    -------
+    records : dict
+        ``"comm"``: ndarray, shape (comm_trials, R), seconds of each all-reduce trial; and
+        per ``"{layout.name}/{repeat}"`` a dict of ``t0``, ``t1``, ``t2``, ``work`` arrays, shape
+        (S, R).
+    """
     if clock not in ("seconds", "flops"):
         raise ValueError(f"clock must be 'seconds' or 'flops', got {clock!r}")
     if world < 2:
@@ -163,5 +201,16 @@ def run_data_parallel(
 
 
 def idle_at_allreduce(t1: np.ndarray) -> np.ndarray:
-    """Idle seconds of each rank at each step: (S, R) -> max over ranks of t1 minus t1."""
+    """Idle seconds of each rank at each step: (S, R) -> max over ranks of t1 minus t1.
+
+    Parameters
+    ----------
+    t1 : ndarray, shape (S, R)
+        Clock of each rank at the end of its backward, at each step.
+
+    Returns
+    -------
+    idle : ndarray, shape (S, R)
+        Time each rank waits at the all-reduce for the slowest rank, ``>= 0``.
+    """
     return t1.max(axis=1, keepdims=True) - t1

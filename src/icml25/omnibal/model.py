@@ -20,6 +20,30 @@ from torch import nn
 
 @dataclass(frozen=True)
 class VLMConfig:
+    """Sizes of ``TinyVLM``.
+
+    Parameters
+    ----------
+    image : int, default 32
+        Pixels per image side.
+    patch : int, default 8
+        Pixels per patch side; ``(image / patch)^2`` patches per image.
+    vit_width : int, default 128
+        Width of the ViT.
+    vit_layers : int, default 4
+        Transformer blocks of the ViT.
+    llm_width : int, default 192
+        Width of the language model.
+    llm_layers : int, default 4
+        Transformer blocks of the language model.
+    heads : int, default 4
+        Attention heads of every block.
+    vocab : int, default 512
+        Vocabulary size.
+    seed : int, default 0
+        Seed of the initialisation.
+    """
+
     image: int = 32  # pixels per side
     patch: int = 8  # pixels per patch side; (image / patch)^2 patches per image
     vit_width: int = 128
@@ -42,7 +66,19 @@ class VLMConfig:
 @dataclass
 class VLBatch:
     """One rank's mini-batch: pixels (N_img, 3, H, W), per-sample image counts (B,), text ids of
-    each sample (list of (t_i,)), and the layout."""
+    each sample (list of (t_i,)), and the layout.
+
+    Parameters
+    ----------
+    pixels : torch.Tensor, shape (N_img, 3, H, W)
+        The images of all samples, in sample order.
+    images : ndarray of int, shape (B,)
+        Images of each sample.
+    text : list of torch.Tensor
+        Text token ids of each sample, shape (t_i,).
+    packed : bool
+        Whether the samples are packed into one sequence or padded to the longest.
+    """
 
     pixels: torch.Tensor
     images: np.ndarray
@@ -51,7 +87,26 @@ class VLBatch:
 
 
 def make_batch(config: VLMConfig, images, text_tokens, *, packed: bool, seed: int) -> VLBatch:
-    """Random pixels and text ids for samples with the given images (B,) and text tokens (B,)."""
+    """Random pixels and text ids for samples with the given images (B,) and text tokens (B,).
+
+    Parameters
+    ----------
+    config : VLMConfig
+        Gives the image size and the vocabulary.
+    images : array_like of int, shape (B,)
+        Images of each sample.
+    text_tokens : array_like of int, shape (B,)
+        Text tokens of each sample.
+    packed : bool
+        Layout of the batch (packed sequence or padded).
+    seed : int
+        Seed of the random pixels and ids.
+
+    Returns
+    -------
+    VLBatch
+        The batch, pixels of shape (sum(images), 3, image, image).
+    """
     g = torch.Generator().manual_seed(seed)
     n_img = int(np.sum(images))
     pixels = torch.randn(n_img, 3, config.image, config.image, generator=g)
@@ -142,6 +197,16 @@ class Head(nn.Module):
 
 
 class TinyVLM(nn.Module):
+    """A small vision-language model: patch embedding, ViT blocks, projector, merge, decoder
+    blocks and head, as one chain of single-tensor layers.
+
+    Parameters
+    ----------
+    config : VLMConfig
+        Sizes of the model; ``config.seed`` seeds the initialisation (the global torch random
+        state is kept).
+    """
+
     def __init__(self, config: VLMConfig):
         super().__init__()
         self.config = config

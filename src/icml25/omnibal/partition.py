@@ -28,7 +28,21 @@ from icml25.omnibal.recompute import adaptive_recompute
 class LayerCosts:
     """Per-layer costs of one micro-batch: forward and backward seconds (L,), activation bytes
     saved for the backward (L,), bytes of the layer's input (its checkpoint) (L,), parameters
-    (L,)."""
+    (L,).
+
+    Parameters
+    ----------
+    forward : ndarray, shape (L,)
+        Forward time of each layer for one micro-batch (seconds, or FLOPs).
+    backward : ndarray, shape (L,)
+        Backward time of each layer for one micro-batch.
+    act : ndarray, shape (L,)
+        Activation bytes each layer saves for its backward.
+    ckpt : ndarray, shape (L,)
+        Bytes of each layer's input (what it keeps if recomputed).
+    params : ndarray, shape (L,)
+        Parameters of each layer.
+    """
 
     forward: np.ndarray
     backward: np.ndarray
@@ -50,7 +64,15 @@ class LayerCosts:
 @dataclass(frozen=True)
 class Memory:
     """Memory model: a per-stage budget in bytes and static bytes per parameter (weights,
-    gradients and optimizer state)."""
+    gradients and optimizer state).
+
+    Parameters
+    ----------
+    budget : float
+        Memory budget of one stage, in bytes.
+    bytes_per_param : float, default 16.0
+        Static bytes per parameter (weights, gradients and optimizer state).
+    """
 
     budget: float
     bytes_per_param: float = 16.0
@@ -58,7 +80,20 @@ class Memory:
 
 @dataclass(frozen=True)
 class Plan:
-    """A partition and what the cost model says of it."""
+    """A partition and what the cost model says of it.
+
+    Parameters
+    ----------
+    cuts : tuple of int
+        The P - 1 stage boundaries, strictly increasing in ``(0, L)``.
+    time : float
+        Simulated 1F1B iteration time; infinity if some stage cannot fit its memory.
+    schedule : Schedule or None
+        The simulated schedule; None for an infeasible partition.
+    recompute : tuple of ndarray or None
+        Per stage, the bool mask of its recomputed layers; None without a memory model or
+        for an infeasible partition.
+    """
 
     cuts: tuple[int, ...]
     time: float
@@ -76,7 +111,26 @@ def _check(costs: LayerCosts, n_stages: int) -> int:
 
 
 def evaluate(costs: LayerCosts, cuts, n_micro: int, memory: Memory | None = None) -> Plan:
-    """Simulated 1F1B time of a partition (with adaptive recomputation if ``memory``)."""
+    """Simulated 1F1B time of a partition (with adaptive recomputation if ``memory``).
+
+    Parameters
+    ----------
+    costs : LayerCosts
+        Per-layer costs of one micro-batch.
+    cuts : sequence of int
+        The stage boundaries, strictly increasing in ``(0, L)``; empty for one stage.
+    n_micro : int
+        Micro-batches per iteration ``M``, ``>= 1``.
+    memory : Memory, optional
+        Memory model; given, each stage gets its adaptive recomputation plan and its backward
+        grows by the recomputed forwards.
+
+    Returns
+    -------
+    Plan
+        The partition, its time (infinity if a stage cannot fit even with full
+        recomputation), its schedule and its recomputation masks.
+    """
     bounds = [0, *cuts, costs.n_layers]
     n_stages = len(bounds) - 1
     fwd, bwd, plans = np.zeros(n_stages), np.zeros(n_stages), []
@@ -101,7 +155,20 @@ def evaluate(costs: LayerCosts, cuts, n_micro: int, memory: Memory | None = None
 
 
 def equal_layer_partition(n_layers: int, n_stages: int) -> tuple[int, ...]:
-    """Cuts giving every stage the same number of layers (the first stages one more)."""
+    """Cuts giving every stage the same number of layers (the first stages one more).
+
+    Parameters
+    ----------
+    n_layers : int
+        Number of layers ``L``.
+    n_stages : int
+        Number of pipeline stages ``P``, ``1 <= P <= L``.
+
+    Returns
+    -------
+    cuts : tuple of int
+        The P - 1 stage boundaries.
+    """
     sizes = np.full(n_stages, n_layers // n_stages)
     sizes[: n_layers % n_stages] += 1
     return tuple(int(c) for c in np.cumsum(sizes)[:-1])
@@ -119,7 +186,21 @@ def balanced_cuts(weights, n_stages: int) -> tuple[int, ...]:
 
 
 def param_balanced_partition(costs: LayerCosts, n_stages: int) -> tuple[int, ...]:
-    """Cuts balancing the parameter count of the stages (what a split by model size does)."""
+    """Cuts balancing the parameter count of the stages (what a split by model size does).
+
+    Parameters
+    ----------
+    costs : LayerCosts
+        Per-layer costs; only ``costs.params`` is used.
+    n_stages : int
+        Number of pipeline stages ``P``, ``1 <= P <= L``.
+
+    Returns
+    -------
+    cuts : tuple of int
+        The P - 1 stage boundaries, where the cumulative parameters cross ``p / P`` of the
+        total.
+    """
     return balanced_cuts(costs.params, _check(costs, n_stages))
 
 
@@ -132,7 +213,28 @@ def search_partition(
     radius: int = 2,
     max_rounds: int = 50,
 ) -> Plan:
-    """Local search from the time-balanced cuts (OmniBal's partition search)."""
+    """Local search from the time-balanced cuts (OmniBal's partition search).
+
+    Parameters
+    ----------
+    costs : LayerCosts
+        Per-layer costs of one micro-batch.
+    n_stages : int
+        Number of pipeline stages ``P``, ``1 <= P <= L``.
+    n_micro : int
+        Micro-batches per iteration ``M``.
+    memory : Memory, optional
+        Memory model for the adaptive recomputation of each stage.
+    radius : int, default 2
+        Each cut moves by up to this many layers per round, ``>= 1``.
+    max_rounds : int, default 50
+        Most rounds of the search.
+
+    Returns
+    -------
+    Plan
+        The best partition found (a local optimum of the simulated 1F1B time).
+    """
     n_stages = _check(costs, n_stages)
     radius = check_int("radius", radius, minimum=1)
     best = evaluate(costs, balanced_cuts(costs.forward + costs.backward, n_stages), n_micro, memory)
@@ -157,7 +259,24 @@ def search_partition(
 def brute_force_partition(
     costs: LayerCosts, n_stages: int, n_micro: int, memory: Memory | None = None
 ) -> Plan:
-    """The optimum over all contiguous partitions (C(L - 1, P - 1) of them)."""
+    """The optimum over all contiguous partitions (C(L - 1, P - 1) of them).
+
+    Parameters
+    ----------
+    costs : LayerCosts
+        Per-layer costs of one micro-batch.
+    n_stages : int
+        Number of pipeline stages ``P``, ``1 <= P <= L``.
+    n_micro : int
+        Micro-batches per iteration ``M``.
+    memory : Memory, optional
+        Memory model for the adaptive recomputation of each stage.
+
+    Returns
+    -------
+    Plan
+        The partition of least simulated time.
+    """
     n_stages = _check(costs, n_stages)
     plans = (
         evaluate(costs, cuts, n_micro, memory)

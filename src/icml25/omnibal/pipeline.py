@@ -24,7 +24,15 @@ from icml25.common.validate import check_int
 @dataclass(frozen=True)
 class Schedule:
     """A simulated 1F1B iteration: its time and every op as (stage, kind, micro, start, end),
-    kind 0 for forward and 1 for backward; ``ops`` is (2 P M, 5)."""
+    kind 0 for forward and 1 for backward; ``ops`` is (2 P M, 5).
+
+    Parameters
+    ----------
+    time : float
+        End of the last op: the iteration time.
+    ops : ndarray, shape (2 P M, 5)
+        Every op as (stage, kind, micro, start, end).
+    """
 
     time: float
     ops: np.ndarray
@@ -52,8 +60,19 @@ def stage_order(p: int, n_stages: int, n_micro: int) -> list[tuple[int, int]]:
 def one_f_one_b(forward, backward, n_micro: int, *, p2p: float = 0.0) -> Schedule:
     """Simulate one 1F1B iteration.
 
-    forward, backward : (P,) time of one micro-batch's forward and backward on each stage.
-    n_micro : micro-batches per iteration M.
+    Parameters
+    ----------
+    forward, backward : array_like of float, shape (P,)
+        Time of one micro-batch's forward and backward on each stage; non-negative.
+    n_micro : int
+        Micro-batches per iteration ``M``, ``>= 1``.
+    p2p : float, default 0.0
+        Transfer time between neighbouring stages, added to each forward and backward input.
+
+    Returns
+    -------
+    Schedule
+        The iteration time and every op's start and end.
     """
     f = np.asarray(forward, float)
     b = np.asarray(backward, float)
@@ -92,9 +111,18 @@ def one_f_one_b(forward, backward, n_micro: int, *, p2p: float = 0.0) -> Schedul
 def data_parallel_steps(compute, allreduce: float = 0.0) -> dict:
     """Data-parallel steps from each rank's compute time.
 
-    compute : (S, R) seconds of forward + backward of rank r at step s.
-    Returns step times (S,) = max_r compute + allreduce, and idle (S, R) = max_r compute -
-    compute, the wait at the gradient all-reduce.
+    Parameters
+    ----------
+    compute : array_like of float, shape (S, R)
+        Seconds of forward + backward of rank r at step s; non-negative.
+    allreduce : float, default 0.0
+        Seconds of the gradient all-reduce, added to every step.
+
+    Returns
+    -------
+    steps : dict
+        ``step_time``: ndarray, shape (S,), ``max_r compute + allreduce``; ``idle``: ndarray,
+        shape (S, R), ``max_r compute - compute``, the wait at the gradient all-reduce.
     """
     c = np.asarray(compute, float)
     if c.ndim != 2 or (c < 0).any():

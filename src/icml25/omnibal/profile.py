@@ -26,7 +26,25 @@ from icml25.omnibal.partition import LayerCosts
 
 @dataclass(frozen=True)
 class LayerProfile:
-    """Per-layer measurements (each (L,)): seconds, FLOPs, bytes and parameter counts."""
+    """Per-layer measurements (each (L,)): seconds, FLOPs, bytes and parameter counts.
+
+    Parameters
+    ----------
+    forward_seconds : ndarray, shape (L,)
+        Median forward seconds of each layer.
+    backward_seconds : ndarray, shape (L,)
+        Median backward seconds of each layer.
+    forward_flops : ndarray, shape (L,)
+        Forward FLOPs of each layer.
+    backward_flops : ndarray, shape (L,)
+        Backward FLOPs of each layer.
+    act_bytes : ndarray, shape (L,)
+        Bytes autograd saves for each layer's backward, parameters excluded.
+    input_bytes : ndarray, shape (L,)
+        Bytes of each layer's input (its checkpoint).
+    params : ndarray, shape (L,)
+        Parameters of each layer.
+    """
 
     forward_seconds: np.ndarray
     backward_seconds: np.ndarray
@@ -63,7 +81,22 @@ def _saved_bytes(layer: nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, float
 
 
 def profile(layers: Sequence[nn.Module], x: torch.Tensor, *, repeats: int = 5) -> LayerProfile:
-    """Profile each layer of the chain ``layers`` on input ``x`` (one micro-batch)."""
+    """Profile each layer of the chain ``layers`` on input ``x`` (one micro-batch).
+
+    Parameters
+    ----------
+    layers : sequence of torch.nn.Module
+        Single-tensor layers, each run on the previous one's output.
+    x : torch.Tensor
+        Input of the first layer.
+    repeats : int, default 5
+        Timed runs per layer after one warm-up, ``>= 1``; times are their medians.
+
+    Returns
+    -------
+    LayerProfile
+        Seconds, FLOPs, bytes and parameters of each layer.
+    """
     repeats = check_int("repeats", repeats, minimum=1)
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"x must be a torch.Tensor, got {type(x).__name__}")

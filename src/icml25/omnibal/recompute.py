@@ -19,7 +19,26 @@ import numpy as np
 
 
 def stage_memory(act, ckpt, static: float, in_flight: int, recompute) -> float:
-    """Peak bytes of a stage: static + in_flight x saved activations."""
+    """Peak bytes of a stage: static + in_flight x saved activations.
+
+    Parameters
+    ----------
+    act : array_like of float, shape (L,)
+        Activation bytes each layer saves per micro-batch.
+    ckpt : array_like of float, shape (L,)
+        Input bytes of each layer (kept instead, up to ``act``, if it is recomputed).
+    static : float
+        Static bytes (weights, gradients, optimizer state).
+    in_flight : int
+        Micro-batches whose activations the stage holds at once.
+    recompute : array_like of bool, shape (L,)
+        Which layers are recomputed.
+
+    Returns
+    -------
+    peak : float
+        Peak bytes of the stage.
+    """
     act, ckpt, r = np.asarray(act, float), np.asarray(ckpt, float), np.asarray(recompute, bool)
     return float(static + in_flight * np.where(r, np.minimum(ckpt, act), act).sum())
 
@@ -28,7 +47,31 @@ def adaptive_recompute(
     forward, act, ckpt, static: float, in_flight: int, budget: float, *, units: int = 2000
 ) -> np.ndarray | None:
     """The layers to recompute (bool (L,)) at least forward time, or None if even full
-    recomputation does not fit the budget."""
+    recomputation does not fit the budget.
+
+    Parameters
+    ----------
+    forward : array_like of float, shape (L,)
+        Forward time of each layer (the cost of recomputing it).
+    act : array_like of float, shape (L,)
+        Activation bytes each layer saves per micro-batch.
+    ckpt : array_like of float, shape (L,)
+        Input bytes of each layer.
+    static : float
+        Static bytes of the stage.
+    in_flight : int
+        Micro-batches in flight on the stage, ``k_p``.
+    budget : float
+        Memory budget of the stage, in bytes.
+    units : int, default 2000
+        Memory steps of the exact knapsack.
+
+    Returns
+    -------
+    recompute : ndarray of bool, shape (L,) or None
+        The layers to recompute (all False if the stage fits without), or None if even full
+        recomputation does not fit.
+    """
     f = np.asarray(forward, float)
     act, ckpt = np.asarray(act, float), np.asarray(ckpt, float)
     if not (f.shape == act.shape == ckpt.shape) or f.ndim != 1:

@@ -22,6 +22,24 @@ from icml25.omnibal.metrics import balance_metrics
 
 @dataclass(frozen=True)
 class IsfArguments:
+    """One candidate of the ISF argument search and its score.
+
+    Parameters
+    ----------
+    vit_max : int
+        Vision budget ``V_max`` (images per group).
+    llm_max : int
+        Language budget ``T_max`` (tokens per group).
+    vit_thresh : int
+        A group is kept when its images equal this.
+    llm_thresh : int
+        A group is kept when its tokens reach this.
+    objective : float
+        Fixed-length pad ratio + vision imbalance + language imbalance (lower is better).
+    mean_batch : float
+        Mean samples per group of the ISF fill with these arguments.
+    """
+
     vit_max: int
     llm_max: int
     vit_thresh: int
@@ -44,7 +62,39 @@ def search_arguments(
     seed: int = 0,
 ) -> tuple[IsfArguments, list[IsfArguments]]:
     """The best ISF arguments and every candidate evaluated (objective = fixed-length pad ratio
-    + vision imbalance + language imbalance)."""
+    + vision imbalance + language imbalance).
+
+    Parameters
+    ----------
+    vision, text : array_like of int, shape (n,)
+        Per-sample vision size (images) and language size (tokens); non-negative, ``n >= 1``.
+    micro_batch : int, default 4
+        Target samples per group, ``>= 1``: candidates whose mean batch lies in
+        ``[micro_batch, micro_batch + 1]`` are preferred.
+    n_ranks : int, default 8
+        Data-parallel ranks ``R`` of each ISF fill.
+    iterations : int, default 10
+        ISF fills per candidate.
+    window : int, default 3
+        Candidates ``k`` run over ``-window .. window``.
+    llm_slack : tuple of int, default (64, 128, 256)
+        Candidate ``T_max - llm_thresh`` values.
+    vit_slack : tuple of int, default (0, 1)
+        Candidate ``V_max - vit_thresh`` values.
+    base_tokens : int, default 4096
+        The start ``T_0`` of the token budget.
+    seed : int, default 0
+        Seed of every ISF fill.
+
+    Returns
+    -------
+    best : IsfArguments
+        The candidate of least objective among those in the mean-batch window (or, if none is,
+        the one whose mean batch is closest to ``micro_batch + 0.5``).
+    tried : list of IsfArguments
+        Every candidate evaluated; candidates whose budgets cannot hold the largest sample are
+        skipped (ValueError if all are).
+    """
     v, t = check_lengths(vision, text)
     micro_batch = check_int("micro_batch", micro_batch, minimum=1)
     per_image = max(16, int((t.mean() // max(v.mean(), 1) + 1) // 16) * 16)

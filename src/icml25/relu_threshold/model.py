@@ -33,10 +33,23 @@ from icml25.relu_threshold.network import (
 class ReLUNet:
     """Two-layer ReLU regression network from a small balanced start.
 
-    Parameters: ``width`` (m, neurons), ``scale`` (lambda, initial scale; small = the paper's
-    early-alignment regime), ``lr`` and ``steps`` of gradient descent, ``seed`` (torch generator
-    of the start), ``bias`` (append a constant input coordinate 1, as in the paper's data).
+    Parameters
+    ----------
+    width : int, default 200
+        Neurons ``m``, ``>= 1``.
+    scale : float, default 1e-3
+        Initial scale ``lambda``, ``> 0``; small is the paper's early-alignment regime.
+    lr : float, default 0.05
+        Step size of full-batch gradient descent, ``> 0``.
+    steps : int, default 40_000
+        Steps of gradient descent, ``>= 1``.
+    seed : int, default 0
+        Seed of the torch generator of the start, ``>= 0``.
+    bias : bool, default True
+        Append a constant input coordinate 1, as in the paper's data.
 
+    Notes
+    -----
     After ``fit``: ``W_`` (m, d) and ``a_`` (m,), ``step_`` (K,), ``loss_`` (K,) the training
     loss on the recorded steps, ``concentration_`` (K,) the share of output weight mass on the two
     heaviest neuron directions (``direction_concentration``).

@@ -109,7 +109,25 @@ def check_network(W, a, X=None, y=None):
 def linear_data(n: int, runs: int, *, noise: float = 0.5, beta=BETA_STAR, generator=None):
     """``x = (U[-1, 1]^{d-1}, 1)``, ``y = x . beta + noise * eps``, eps standard normal.
 
-    Returns ``X`` (runs, n, d) and ``y`` (runs, n), float64 tensors.
+    Parameters
+    ----------
+    n : int
+        Samples per run, ``>= 1``.
+    runs : int
+        Independent data sets, ``>= 1``.
+    noise : float, default 0.5
+        Standard deviation of the noise, ``>= 0``.
+    beta : array_like of float, shape (d,), default BETA_STAR
+        The linear target, bias last: ``BETA_STAR = (0.5, -0.3, 0.2, 1.5)``.
+    generator : torch.Generator, optional
+        Source of the draws (torch's global one if None).
+
+    Returns
+    -------
+    X : torch.Tensor, shape (runs, n, d)
+        Inputs, float64, last coordinate 1.
+    y : torch.Tensor, shape (runs, n)
+        Targets, float64.
     """
     n = check_int("n", n, minimum=1)
     runs = check_int("runs", runs, minimum=1)
@@ -126,7 +144,28 @@ def linear_data(n: int, runs: int, *, noise: float = 0.5, beta=BETA_STAR, genera
 
 
 def balanced_init(runs: int, m: int, d: int, scale: float, generator=None):
-    """``W`` (runs, m, d) with rows ``N(0, scale^2 / m I)``, and ``a`` (runs, m) = +-||w_j||."""
+    """``W`` (runs, m, d) with rows ``N(0, scale^2 / m I)``, and ``a`` (runs, m) = +-||w_j||.
+
+    Parameters
+    ----------
+    runs : int
+        Independent networks, ``>= 1``.
+    m : int
+        Neurons, ``>= 1``.
+    d : int
+        Input dimension (the bias coordinate included), ``>= 1``.
+    scale : float
+        Initial scale ``lambda``, ``> 0``.
+    generator : torch.Generator, optional
+        Source of the draws (torch's global one if None).
+
+    Returns
+    -------
+    W : torch.Tensor, shape (runs, m, d)
+        Hidden weights, float64.
+    a : torch.Tensor, shape (runs, m)
+        Output weights ``+-||w_j||`` with random signs, float64.
+    """
     runs = check_int("runs", runs, minimum=1)
     m = check_int("m", m, minimum=1)
     d = check_int("d", d, minimum=1)
@@ -139,7 +178,22 @@ def balanced_init(runs: int, m: int, d: int, scale: float, generator=None):
 
 
 def forward(W: torch.Tensor, a: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
-    """``f(X)`` (runs, n) from ``W`` (runs, m, d), ``a`` (runs, m), ``X`` (runs, n, d)."""
+    """``f(X)`` (runs, n) from ``W`` (runs, m, d), ``a`` (runs, m), ``X`` (runs, n, d).
+
+    Parameters
+    ----------
+    W : array_like of float, shape (runs, m, d)
+        Hidden weights.
+    a : array_like of float, shape (runs, m)
+        Output weights.
+    X : array_like of float, shape (runs, n, d)
+        Inputs.
+
+    Returns
+    -------
+    f : torch.Tensor, shape (runs, n)
+        ``sum_j a_j relu(w_j . x)`` for each input, float64.
+    """
     _given(X=X)
     W, a, X = check_network(W, a, X)
     return (torch.relu(X @ W.transpose(1, 2)) * a.unsqueeze(1)).sum(-1)
@@ -155,6 +209,26 @@ def loss_and_gradients(W, a, X, y):
     The runs are taken one at a time: each run's (n, m) temporaries stay in cache, where one
     batched (runs, n, m) computation spills to memory and is 5x slower (1.2 ms against 6.2 ms a
     step for 5 runs, n = 256, m = 200, one thread).
+
+    Parameters
+    ----------
+    W : array_like of float, shape (runs, m, d)
+        Hidden weights.
+    a : array_like of float, shape (runs, m)
+        Output weights.
+    X : array_like of float, shape (runs, n, d)
+        Inputs.
+    y : array_like of float, shape (runs, n)
+        Targets.
+
+    Returns
+    -------
+    loss : torch.Tensor, shape (runs,)
+        ``1/(2n) sum_i (f(x_i) - y_i)^2`` per run.
+    grad_W : torch.Tensor, shape (runs, m, d)
+        ``dL/dW``.
+    grad_a : torch.Tensor, shape (runs, m)
+        ``dL/da``.
     """
     _given(X=X, y=y)
     return _loss_and_gradients(*check_network(W, a, X, y))
@@ -176,7 +250,22 @@ def _loss_and_gradients(W, a, X, y):
 
 @dataclass
 class Training:
-    """What ``train`` returns: final weights, and the loss and alignment over time."""
+    """What ``train`` returns: final weights, and the loss and alignment over time.
+
+    Parameters
+    ----------
+    W : torch.Tensor, shape (runs, m, d)
+        Final hidden weights.
+    a : torch.Tensor, shape (runs, m)
+        Final output weights.
+    step : ndarray of int, shape (K,)
+        Steps at which the curves are recorded.
+    loss : ndarray, shape (K, runs)
+        Training loss at the recorded steps.
+    concentration : ndarray, shape (K, runs)
+        Direction concentration at the recorded steps, see ``direction_concentration``
+        (``cosine=0.95``, ``top=2``).
+    """
 
     W: torch.Tensor  # (runs, m, d)
     a: torch.Tensor  # (runs, m)
@@ -187,7 +276,21 @@ class Training:
 
 def record_schedule(steps: int, points: int = 300) -> np.ndarray:
     """About ``points`` steps from 0 to ``steps``, geometrically spaced: dense early, where the
-    alignment phase lasts a few hundred steps, sparse late."""
+    alignment phase lasts a few hundred steps, sparse late.
+
+    Parameters
+    ----------
+    steps : int
+        Last step, ``>= 1``.
+    points : int, default 300
+        Geometrically spaced points between 1 and ``steps``, ``>= 1`` (duplicates after
+        rounding are dropped).
+
+    Returns
+    -------
+    schedule : ndarray of int64, shape (K,)
+        Sorted unique steps, starting at 0 and ending at ``steps``.
+    """
     steps = check_int("steps", steps, minimum=1)
     points = check_int("points", points, minimum=1)
     _check_size("points", points)
@@ -196,7 +299,31 @@ def record_schedule(steps: int, points: int = 300) -> np.ndarray:
 
 def train(W, a, X, y, *, lr: float, steps: int, record_at=None) -> Training:
     """Full-batch gradient descent, all runs at once; the loss and the direction concentration
-    are recorded at the steps ``record_at`` (default ``record_schedule(steps)``)."""
+    are recorded at the steps ``record_at`` (default ``record_schedule(steps)``).
+
+    Parameters
+    ----------
+    W : array_like of float, shape (runs, m, d)
+        Initial hidden weights (copied, not changed).
+    a : array_like of float, shape (runs, m)
+        Initial output weights (copied, not changed).
+    X : array_like of float, shape (runs, n, d)
+        Inputs.
+    y : array_like of float, shape (runs, n)
+        Targets.
+    lr : float
+        Step size, ``> 0``.
+    steps : int
+        Gradient steps, ``>= 1``.
+    record_at : array_like of int, optional
+        Steps in ``[0, steps]`` at which to record the loss and the concentration (the last
+        step is always recorded); default ``record_schedule(steps)``.
+
+    Returns
+    -------
+    Training
+        The final weights and the recorded curves.
+    """
     lr = check_real("lr", lr, low=0.0, high=np.inf, low_open=True, high_open=True)
     steps = check_int("steps", steps, minimum=1)
     if record_at is not None:
@@ -225,7 +352,24 @@ def direction_concentration(
     """Share of the output weight mass ``sum_j |a_j| ||w_j||`` held by the ``top`` heaviest
     direction clusters, per run, shape (runs,). A cluster is the heaviest neuron not yet taken
     and every free neuron whose direction is within ``cosine`` of it. 1: all mass on ``top``
-    directions. Runs without output weight mass are refused."""
+    directions. Runs without output weight mass are refused.
+
+    Parameters
+    ----------
+    W : array_like of float, shape (runs, m, d)
+        Hidden weights.
+    a : array_like of float, shape (runs, m)
+        Output weights.
+    cosine : float, default 0.95
+        Cosine within which a neuron joins a cluster, in ``[-1, 1]``.
+    top : int, default 2
+        Clusters counted, ``>= 1`` (at most ``m`` are used).
+
+    Returns
+    -------
+    concentration : ndarray, shape (runs,)
+        Share of the output weight mass in the ``top`` heaviest clusters, in ``(0, 1]``.
+    """
     W, a = check_network(W, a)
     cosine = check_real("cosine", cosine, low=-1.0, high=1.0)
     top = min(check_int("top", top, minimum=1), W.shape[1])  # past m clusters nothing is left
@@ -254,7 +398,20 @@ def _concentration(W, a, cosine: float, top: int) -> np.ndarray:
 
 
 def ols(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Ordinary least squares per run: ``beta_hat`` (runs, d) from X (runs, n, d), y (runs, n)."""
+    """Ordinary least squares per run: ``beta_hat`` (runs, d) from X (runs, n, d), y (runs, n).
+
+    Parameters
+    ----------
+    X : array_like of float, shape (runs, n, d)
+        Inputs.
+    y : array_like of float, shape (runs, n)
+        Targets.
+
+    Returns
+    -------
+    beta_hat : torch.Tensor, shape (runs, d)
+        Least-squares coefficients of each run (minimum-norm if ``X`` is rank-deficient).
+    """
     X = as_runs("X", X, "(runs, n, d)")
     y = as_runs("y", y, "(runs, n)")
     if y.shape != X.shape[:2]:
