@@ -250,6 +250,23 @@ def test_python_m_icml25_and_show_without_torch():
     assert "claim (a)" in done.stdout and "check (b)" in done.stdout
 
 
+@pytest.mark.parametrize(("backend", "module"), [("ray", "ray"), ("dask", "distributed")])
+def test_a_backend_that_is_not_installed_is_one_line_and_exit_2(tmp_path, backend, module):
+    """As on a machine without the extra: the module cannot be imported."""
+    code = (
+        f"import sys; sys.modules[{module!r}] = None; sys.argv = ['icml25', 'run', {SLUG!r},"
+        f" '--scale', 'smoke', '--backend', {backend!r}, '--out', {str(tmp_path)!r}]\n"
+        "from icml25.lab.cli import main\nsys.exit(main())"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"icml25: error: backend {backend}: the {backend} backend needs {module}: "
+        f"pip install 'icml25[{backend}]'"
+    ]
+    assert not any(tmp_path.iterdir())
+
+
 def _sigint_as_in_a_foreground_shell() -> None:
     """In the child before it starts: SIGINT by default, even when these tests run in the
     background (where a shell ignores SIGINT, and the child would inherit that)."""
