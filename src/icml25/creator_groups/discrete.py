@@ -32,8 +32,24 @@ MAX_PROFILES = 2**20  # q^n above this is refused: the enumeration is exponentia
 
 @dataclass(frozen=True)
 class Equilibria:
-    """Every profile of a discrete game: ``profiles`` ``(q^n, n)`` content indices,
-    ``welfare`` ``(q^n,)``, ``utilities`` ``(q^n, G)`` and ``is_pne`` ``(q^n,)``."""
+    """Every profile of a discrete game, its welfare and group utilities, and which are PNE.
+
+    Parameters
+    ----------
+    profiles : numpy.ndarray
+        All profiles (q^n, n): the content index each creator chooses, in C order.
+    welfare : numpy.ndarray
+        User welfare ``W`` (q^n,) of each profile.
+    utilities : numpy.ndarray
+        Group utilities ``U_G`` (q^n, G) of each profile.
+    is_pne : numpy.ndarray
+        Bool (q^n,): whether the profile is a pure Nash equilibrium of the group game.
+
+    Notes
+    -----
+    Properties: ``optimum`` is ``max_s W(s)``, ``pne_welfare`` the welfare at each PNE and
+    ``price_of_anarchy`` ``max_s W(s) / min_{PNE} W(s)``.
+    """
 
     profiles: np.ndarray
     welfare: np.ndarray
@@ -60,7 +76,20 @@ class Equilibria:
 
 
 def all_profiles(n: int, q: int) -> np.ndarray:
-    """All ``q^n`` profiles ``(q^n, n)`` in C order (creator 0 varies slowest)."""
+    """Enumerate all ``q^n`` profiles of ``n`` creators choosing among ``q`` contents.
+
+    Parameters
+    ----------
+    n : int
+        Number of creators, ``>= 1``.
+    q : int
+        Number of contents, ``>= 1``; ``q^n`` may be at most ``2**20``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Content indices (q^n, n) in C order (creator 0 varies slowest).
+    """
     n = check_int("n", n, minimum=1)
     q = check_int("q", q, minimum=1)
     if q > 1 and (n > 20 or q**n > MAX_PROFILES):  # n > 20: q^n > 2^20, not computed
@@ -78,11 +107,36 @@ def brute_force_equilibria(
     reward: str = "engagement",
     tol: float = 1e-10,
 ) -> Equilibria:
-    """Enumerate every profile of ``n`` creators over the contents ``R`` ``(q, m)`` and mark the
-    group PNE. ``tol``: a deviation must gain more than ``tol`` to count (rounding is not a gain).
+    """Enumerate every profile of a discrete game and mark the group PNE.
 
     For each group ``G`` the best joint deviation is the maximum of ``U_G`` over the axes of
     ``G``'s members in the ``(q,) * n`` tensor of profiles, so the whole check is vectorised.
+
+    Parameters
+    ----------
+    R : array_like, shape (q, m)
+        Relevance ``R[a, j]`` of content ``a`` to user ``j``, finite.
+    p : array_like, shape (m,)
+        Finite, non-negative user weights.
+    n : int
+        Number of creators, ``>= 1``; ``q^n`` may be at most ``2**20``.
+    K : int
+        Number of contents shown to each user, ``1 <= K <= n``.
+    beta : float
+        Temperature of the users' softmax choice, ``beta > 0``.
+    groups : array_like of int, shape (n,)
+        Group label of each creator: integers ``0..G-1``, each used at least once.
+    reward : {"engagement", "exposure"}, default "engagement"
+        Which reward the platform pays the creators.
+    tol : float, default 1e-10
+        A deviation must raise ``U_G`` by more than ``tol`` to count (rounding is not a gain),
+        ``tol >= 0``.
+
+    Returns
+    -------
+    Equilibria
+        All ``q^n`` profiles with their welfare (q^n,), group utilities (q^n, G) and PNE flags
+        (q^n,).
     """
     R = real_array("R", R)
     if R.ndim != 2:
@@ -116,7 +170,22 @@ def exposure_trap(K: int, epsilon: float) -> tuple[np.ndarray, np.ndarray, int]:
     PNE, including "everyone generic" with ``W = epsilon + beta log K``, while one creator per
     user gives ``W ~ 1``: the PoA grows without bound as ``epsilon, beta -> 0``.
 
-    Returns ``R`` ``(K + 2, K + 1)``, ``p`` ``(K + 1,)`` and ``n``.
+    Parameters
+    ----------
+    K : int
+        Number of contents shown to each user, ``>= 1``.
+    epsilon : float
+        Relevance of the generic content to every user, in ``(0, 1)``.
+
+    Returns
+    -------
+    R : numpy.ndarray
+        Relevance (K + 2, K + 1): the identity on the first ``K + 1`` rows, then a row of
+        ``epsilon``.
+    p : numpy.ndarray
+        Equal user weights ``1 / (K + 1)``, shape (K + 1,).
+    n : int
+        Number of creators, ``K + 1``.
     """
     K = check_int("K", K, minimum=1)
     _check_size("K", (K + 2) * (K + 1))
@@ -127,9 +196,20 @@ def exposure_trap(K: int, epsilon: float) -> tuple[np.ndarray, np.ndarray, int]:
 
 @dataclass(frozen=True)
 class SelfGreedy:
-    """The result of :func:`self_greedy`: ``profile`` ``(n,)`` content indices, its ``welfare``,
-    ``converged`` (no group had a better joint deviation at the end: a group PNE) and the number
-    of best-response ``sweeps`` after the greedy placement."""
+    """The result of :func:`self_greedy`.
+
+    Parameters
+    ----------
+    profile : numpy.ndarray
+        Content index (n,) chosen by each creator.
+    welfare : float
+        User welfare ``W`` of the profile.
+    converged : bool
+        Whether the last sweep had no move, so that no group had a better joint deviation: a
+        group PNE.
+    sweeps : int
+        Number of best-response sweeps run after the greedy placement.
+    """
 
     profile: np.ndarray
     welfare: float
@@ -159,8 +239,35 @@ def self_greedy(
        best joint response to all the others when that gains more than ``tol``. A sweep without
        a move ends the run at a group PNE (exact: every joint deviation was compared).
 
-    Ties go to the first choice in C order. ``max_sweeps``: the most repair sweeps (best
-    response may cycle where no PNE exists); ``converged`` says whether the last one was quiet.
+    Ties go to the first choice in C order.
+
+    Parameters
+    ----------
+    R : array_like, shape (q, m)
+        Relevance ``R[a, j]`` of content ``a`` to user ``j``, finite.
+    p : array_like, shape (m,)
+        Finite, non-negative user weights.
+    n : int
+        Number of creators, ``>= 1``.
+    K : int
+        Number of contents shown to each user, ``1 <= K <= n``.
+    beta : float
+        Temperature of the users' softmax choice, ``beta > 0``.
+    groups : array_like of int, shape (n,)
+        Group label of each creator: integers ``0..G-1``, each used at least once; groups enter
+        and sweep in the order of their labels.
+    reward : {"engagement", "exposure"}, default "engagement"
+        Which reward the platform pays the creators.
+    max_sweeps : int, default 50
+        The most repair sweeps, ``>= 0`` (best response may cycle where no PNE exists).
+    tol : float, default 1e-10
+        A group moves only when its best response gains more than ``tol``, ``tol >= 0``.
+
+    Returns
+    -------
+    SelfGreedy
+        The final profile (n,), its welfare, whether the last sweep was quiet (``converged``)
+        and the number of sweeps.
     """
     R = real_array("R", R)
     if R.ndim != 2:

@@ -43,11 +43,23 @@ from icml25.creator_groups.game import (
 class Dynamics:
     """An LBR run (leading ``B`` axis only for batched input).
 
-    ``S`` ``(B, n, d)`` final contents; ``welfare`` ``(T + 1, B)`` welfare after each round
-    (entry 0 the start; a stopped replicate keeps its final value); ``accepted`` ``(T, B)``
-    fraction of the groups' proposals accepted in each round; ``stopped`` ``(B,)`` the round at
-    which the stopping rule held (``-1``: it never held within ``rounds``); ``eta`` ``(B, G)``
-    the groups' final steps.
+    Parameters
+    ----------
+    S : numpy.ndarray
+        Final contents (B, n, d), unit-norm rows.
+    welfare : numpy.ndarray
+        User welfare (T + 1, B) after each round; entry 0 is the start, and a stopped replicate
+        keeps its final value.
+    accepted : numpy.ndarray
+        Fraction (T, B) of the groups' proposals accepted in each round.
+    stopped : numpy.ndarray
+        Round (B,) at which the stopping rule held; ``-1`` when it never held within the rounds.
+    eta : numpy.ndarray
+        The groups' final steps (B, G).
+
+    Notes
+    -----
+    Property ``converged`` (B,): whether the stopping rule held (``stopped >= 0``).
     """
 
     S: np.ndarray

@@ -47,7 +47,31 @@ def _check_seed(seed) -> None:
 
 
 def check_game(sigma, p, K: int, beta: float) -> tuple[np.ndarray, np.ndarray, int, float]:
-    """Validate relevance ``sigma`` ``(..., n, m)``, weights ``p`` ``(m,)``, ``K``, ``beta``."""
+    """Validate the arguments of one top-K game, raising ValueError naming the bad one.
+
+    Parameters
+    ----------
+    sigma : array_like, shape (..., n, m)
+        Relevance ``sigma_ij`` of creator ``i``'s content to user ``j``, finite, with
+        ``n, m >= 1``; leading axes index profiles.
+    p : array_like, shape (m,)
+        Finite, non-negative user weights ``p_j``.
+    K : int
+        Number of contents shown to each user, ``1 <= K <= n``.
+    beta : float
+        Temperature of the users' softmax choice among the top ``K``, ``beta > 0`` and finite.
+
+    Returns
+    -------
+    sigma : numpy.ndarray
+        The relevance as a float array (..., n, m).
+    p : numpy.ndarray
+        The user weights as a float array (m,).
+    K : int
+        The number of contents shown.
+    beta : float
+        The temperature.
+    """
     sigma = real_array("sigma", sigma)
     if sigma.ndim < 2 or 0 in sigma.shape[-2:] or not np.all(np.isfinite(sigma)):
         raise ValueError(
@@ -102,15 +126,53 @@ def _matching(sigma: np.ndarray, K: int, beta: float) -> tuple[np.ndarray, np.nd
 def user_welfare(sigma, p, K: int, beta: float) -> np.ndarray:
     """User welfare ``W = sum_j p_j beta log sum_{i in T_K(j)} exp(sigma_ij / beta)``.
 
-    ``sigma`` ``(..., n, m)``, ``p`` ``(m,)``; returns ``(...)`` (a float for one profile).
+    Parameters
+    ----------
+    sigma : array_like, shape (..., n, m)
+        Relevance ``sigma_ij`` of creator ``i``'s content to user ``j``, finite, with
+        ``n, m >= 1``; leading axes index profiles.
+    p : array_like, shape (m,)
+        Finite, non-negative user weights ``p_j``.
+    K : int
+        Number of contents shown to each user, ``1 <= K <= n``.
+    beta : float
+        Temperature of the users' softmax choice among the top ``K``, ``beta > 0`` and finite.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Welfare ``W`` of each profile, shape ``(...)`` (a numpy scalar for one profile
+        ``sigma`` (n, m)); ties at the K-th place are averaged over uniform tie-breaking.
     """
     sigma, p, K, beta = check_game(sigma, p, K, beta)
     return _matching(sigma, K, beta)[1] @ p
 
 
 def creator_rewards(sigma, p, K: int, beta: float, reward: str = "exposure") -> np.ndarray:
-    """Each creator's reward ``u_i`` ``(..., n)``: exposure ``sum_j p_j P(i|j)`` or engagement
-    ``sum_j p_j P(i|j) sigma_ij``."""
+    """Each creator's reward ``u_i`` under exposure or engagement pay.
+
+    Exposure pays ``u_i = sum_j p_j P(i|j)``, engagement ``u_i = sum_j p_j P(i|j) sigma_ij``,
+    with ``P(i|j)`` the top-K softmax matching (expected over tie-breaking).
+
+    Parameters
+    ----------
+    sigma : array_like, shape (..., n, m)
+        Relevance ``sigma_ij`` of creator ``i``'s content to user ``j``, finite, with
+        ``n, m >= 1``; leading axes index profiles.
+    p : array_like, shape (m,)
+        Finite, non-negative user weights ``p_j``.
+    K : int
+        Number of contents shown to each user, ``1 <= K <= n``.
+    beta : float
+        Temperature of the users' softmax choice among the top ``K``, ``beta > 0`` and finite.
+    reward : {"exposure", "engagement"}, default "exposure"
+        Which reward the platform pays.
+
+    Returns
+    -------
+    numpy.ndarray
+        Rewards ``u_i`` (..., n) of the creators in each profile.
+    """
     sigma, p, K, beta = check_game(sigma, p, K, beta)
     if reward not in REWARDS:
         raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
@@ -124,7 +186,20 @@ def _rewards(sigma, p, K, beta, reward) -> np.ndarray:
 
 
 def check_groups(groups, n: int) -> np.ndarray:
-    """Group labels ``(n,)``: integers ``0..G-1``, each used at least once."""
+    """Validate group labels of ``n`` creators, raising ValueError when they are malformed.
+
+    Parameters
+    ----------
+    groups : array_like of int, shape (n,)
+        Group label of each creator: integers ``0..G-1``, each value used at least once.
+    n : int
+        Number of creators the labels must cover.
+
+    Returns
+    -------
+    numpy.ndarray
+        The labels as an int array (n,).
+    """
     labels = np.asarray(groups)
     ok = labels.shape == (n,) and np.issubdtype(labels.dtype, np.integer)
     if ok:
@@ -137,8 +212,22 @@ def check_groups(groups, n: int) -> np.ndarray:
 
 
 def equal_groups(n: int, size: int) -> np.ndarray:
-    """Labels ``(n,)`` of consecutive groups of ``size`` creators (the last one may be smaller);
-    ``size = 1`` is the all-individual game, ``size = n`` one group of all creators."""
+    """Labels of consecutive groups of ``size`` creators.
+
+    ``size = 1`` is the game of individual creators, ``size = n`` one group of all creators.
+
+    Parameters
+    ----------
+    n : int
+        Number of creators, ``>= 1`` (at most ``2**30``).
+    size : int
+        Creators per group, ``1 <= size <= n``; the last group may be smaller.
+
+    Returns
+    -------
+    numpy.ndarray
+        Labels (n,), creator ``i`` in group ``i // size``.
+    """
     n = check_int("n", n, minimum=1)
     _check_size("n", n)
     size = check_int("size", size, minimum=1)
@@ -148,7 +237,20 @@ def equal_groups(n: int, size: int) -> np.ndarray:
 
 
 def group_utilities(rewards, groups) -> np.ndarray:
-    """``U_G = sum_{i in G} u_i``: rewards ``(..., n)`` and labels ``(n,)`` to ``(..., G)``."""
+    """Group utilities ``U_G = sum_{i in G} u_i``, the summed rewards of each group's members.
+
+    Parameters
+    ----------
+    rewards : array_like, shape (..., n)
+        Rewards ``u_i`` of the creators (for example from :func:`creator_rewards`).
+    groups : array_like of int, shape (n,)
+        Group label of each creator: integers ``0..G-1``, each used at least once.
+
+    Returns
+    -------
+    numpy.ndarray
+        Utilities (..., G), column ``g`` the sum over the members of group ``g``.
+    """
     rewards = real_array("rewards", rewards)
     if rewards.ndim < 1:
         raise ValueError(f"rewards must have shape (..., n), got shape {rewards.shape}")
@@ -158,7 +260,23 @@ def group_utilities(rewards, groups) -> np.ndarray:
 
 
 def sample_sphere(count: int, d: int, seed) -> np.ndarray:
-    """``count`` points uniform on the unit sphere ``S^{d-1}``: ``(count, d)``."""
+    """Draw points uniformly on the unit sphere ``S^{d-1}`` (normalised Gaussian vectors).
+
+    Parameters
+    ----------
+    count : int
+        Number of points, ``>= 1`` (``count d`` at most ``2**30``).
+    d : int
+        Dimension of the ambient space, ``>= 2``.
+    seed : int, SeedSequence or Generator
+        Seed of ``numpy.random.default_rng``; negative integers, floats, booleans and strings
+        are refused.
+
+    Returns
+    -------
+    numpy.ndarray
+        Unit-norm rows (count, d).
+    """
     count = check_int("count", count, minimum=1)
     d = check_int("d", d, minimum=2)
     _check_size("count", count * d)

@@ -32,19 +32,31 @@ class GraphDataset:
 
     Parameters
     ----------
-    graphs : non-empty list of ``nx.Graph`` without self-loops.
-    node_attr, edge_attr : names of categorical node / edge attributes, or ``None`` (plain
-        graphs: one node type, and edge / no edge).
-    max_nodes : the most nodes a graph may have (default: the largest graph). A dense edge
-        tensor of more than 2**31 entries is refused.
+    graphs : list of networkx.Graph
+        Non-empty list of undirected graphs, each with at least one node and no self-loops.
+    node_attr : str or None, default None
+        Name of a categorical node attribute that every node carries; ``None``: one node type.
+    edge_attr : str or None, default None
+        Name of a categorical edge attribute that every edge carries; ``None``: plain graphs
+        (edge / no edge).
+    max_nodes : int or None, default None
+        The most nodes a graph may have, ``>= 1`` (None: the largest graph), the padded size
+        ``n_max``. A dense edge tensor of more than 2**31 entries is refused.
 
-    Attributes (Shapes)
-    -------------------
-    X : ``(N, n_max, dx)`` float one-hot node categories (zero rows at padding).
-    E : ``(N, n_max, n_max, de)`` float one-hot edge categories; class 0 = no edge; the
-        diagonal and padding are class 0.
-    node_mask : ``(N, n_max)`` bool.
-    node_classes, edge_classes : the category values (``edge_classes[0]`` is ``None``: no edge).
+    Attributes
+    ----------
+    X : torch.Tensor, shape (N, n_max, dx)
+        Float one-hot node categories (zero rows at padding).
+    E : torch.Tensor, shape (N, n_max, n_max, de)
+        Float one-hot edge categories, symmetric; class 0 = no edge; the diagonal and padding
+        are class 0.
+    node_mask : torch.Tensor of bool, shape (N, n_max)
+        True at the real nodes of each graph.
+    node_classes : list
+        The node category values, sorted by ``repr`` (``[None]`` without ``node_attr``).
+    edge_classes : list
+        The edge category values; ``edge_classes[0]`` is ``None`` (no edge), then the values
+        sorted by ``repr`` (``[None, 1]`` without ``edge_attr``).
     """
 
     graphs: list
@@ -155,8 +167,24 @@ def _check_family(n_graphs, n_nodes, seed, minimum_nodes):
 
 
 def planar_graphs(n_graphs: int, n_nodes: int, seed: int) -> list[nx.Graph]:
-    """Planar graphs: the Delaunay triangulation of ``n_nodes`` uniform points in ``[0, 1]^2``
-    (the SPECTRE planar family the paper uses, at 64 nodes there)."""
+    """Planar graphs: the Delaunay triangulation of uniform points in the unit square.
+
+    The SPECTRE planar family the paper uses, at 64 nodes there.
+
+    Parameters
+    ----------
+    n_graphs : int
+        Number of graphs, ``>= 1``.
+    n_nodes : int
+        Nodes per graph, ``>= 3``.
+    seed : int
+        Seed of a ``numpy.random.Generator``, ``>= 0``.
+
+    Returns
+    -------
+    list of networkx.Graph
+        ``n_graphs`` planar graphs on nodes ``0..n_nodes-1``, without attributes.
+    """
     from scipy.spatial import Delaunay
 
     n_graphs, n_nodes, rng = _check_family(n_graphs, n_nodes, seed, 3)
@@ -173,7 +201,22 @@ def planar_graphs(n_graphs: int, n_nodes: int, seed: int) -> list[nx.Graph]:
 
 
 def tree_graphs(n_graphs: int, n_nodes: int, seed: int) -> list[nx.Graph]:
-    """Uniform random labelled trees on ``n_nodes`` nodes, from uniform Pruefer sequences."""
+    """Uniform random labelled trees, from uniform Pruefer sequences.
+
+    Parameters
+    ----------
+    n_graphs : int
+        Number of trees, ``>= 1``.
+    n_nodes : int
+        Nodes per tree, ``>= 3``.
+    seed : int
+        Seed of a ``numpy.random.Generator``, ``>= 0``.
+
+    Returns
+    -------
+    list of networkx.Graph
+        ``n_graphs`` trees on nodes ``0..n_nodes-1``, without attributes.
+    """
     n_graphs, n_nodes, rng = _check_family(n_graphs, n_nodes, seed, 3)
     return [
         nx.from_prufer_sequence(rng.integers(0, n_nodes, n_nodes - 2).tolist())
@@ -190,10 +233,30 @@ def sbm_graphs(
     p_in: float = 0.3,
     p_out: float = 0.05,
 ) -> list[nx.Graph]:
-    """Stochastic block models: a number of blocks uniform in ``blocks`` (inclusive range),
-    each of a size uniform in ``block_sizes`` (inclusive), edges within a block with
-    probability ``p_in`` and across blocks with ``p_out``; redrawn until connected (as in the
-    SPECTRE data). Node attribute ``block`` holds the planted block."""
+    """Connected stochastic block models, redrawn until connected (as in the SPECTRE data).
+
+    Parameters
+    ----------
+    n_graphs : int
+        Number of graphs, ``>= 1``.
+    seed : int
+        Seed of a ``numpy.random.Generator``, ``>= 0``.
+    blocks : pair of int, default (2, 3)
+        Inclusive range ``(low, high)``, ``1 <= low <= high``, of the number of blocks, drawn
+        uniformly per graph.
+    block_sizes : pair of int, default (6, 10)
+        Inclusive range ``(low, high)``, ``1 <= low <= high``, of each block's size, drawn
+        uniformly per block.
+    p_in : float, default 0.3
+        Edge probability within a block, in ``[0, 1]``.
+    p_out : float, default 0.05
+        Edge probability across blocks, in ``[0, 1]``.
+
+    Returns
+    -------
+    list of networkx.Graph
+        ``n_graphs`` connected graphs; node attribute ``block`` holds the planted block.
+    """
     n_graphs = check_int("n_graphs", n_graphs, minimum=1)
     rng = np.random.default_rng(check_int("seed", seed, minimum=0))
     most = check_range("blocks", blocks)[1] * check_range("block_sizes", block_sizes)[1]

@@ -23,6 +23,11 @@ class DeFoG:
     >>> graphs = gen.sample(4, steps=5, distortion="polydec", omega=0.05)
     >>> len(graphs)
     4
+
+    Parameters
+    ----------
+    config : DeFoGConfig or None, default None
+        Training configuration; None: ``DeFoGConfig()``.
     """
 
     def __init__(self, config: DeFoGConfig | None = None):

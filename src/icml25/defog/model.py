@@ -30,7 +30,27 @@ __all__ = ["GraphTransformer", "ModelConfig", "rrwp"]
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Sizes of the graph transformer. ``dx % n_heads == 0``."""
+    """Sizes of the graph transformer, checked on construction.
+
+    Parameters
+    ----------
+    n_layers : int, default 3
+        Number of transformer layers, ``>= 1``.
+    dx : int, default 64
+        Width of the node stream, ``>= 1`` and a multiple of ``n_heads``.
+    de : int, default 16
+        Width of the edge stream, ``>= 1``.
+    dy : int, default 32
+        Width of the graph-level stream, ``>= 1``.
+    n_heads : int, default 4
+        Number of attention heads, ``>= 1``.
+    dim_ff_x : int, default 128
+        Hidden width of the node feed-forward layer, ``>= 1``.
+    dim_ff_e : int, default 32
+        Hidden width of the edge feed-forward layer, ``>= 1``.
+    rrwp_steps : int, default 8
+        Number ``k`` of RRWP features (powers ``M^0 .. M^{k-1}``), ``>= 1``.
+    """
 
     n_layers: int = 3
     dx: int = 64
@@ -50,11 +70,20 @@ class ModelConfig:
 
 
 def rrwp(adjacency: torch.Tensor, k: int) -> torch.Tensor:
-    """RRWP features ``[I, M, ..., M^{k-1}]`` with ``M = D^{-1} A`` (isolated nodes: ``M = 0``).
+    """Relative random-walk probabilities ``[I, M, ..., M^{k-1}]`` with ``M = D^{-1} A``.
 
-    Shapes: ``adjacency`` ``(B, n, n)`` -> ``(B, n, n, k)``. An adjacency that is not a
-    finite non-negative ``(B, n, n)`` tensor, ``k < 1`` and a result of more than 2**31 entries
-    are refused.
+    Parameters
+    ----------
+    adjacency : torch.Tensor, shape (B, n, n)
+        Finite non-negative (weighted) adjacency matrices.
+    k : int
+        Number of powers, ``>= 1``; the result may hold at most 2**31 entries.
+
+    Returns
+    -------
+    torch.Tensor, shape (B, n, n, k)
+        Entry ``[b, i, j, s]`` is ``(M^s)_ij`` of graph b; rows of isolated nodes are 0 in
+        ``M`` (degrees clamped below at 1).
     """
     if not isinstance(adjacency, torch.Tensor):
         raise TypeError(f"adjacency must be a torch tensor, got {type(adjacency).__name__}")
@@ -148,15 +177,23 @@ class GraphTransformer(nn.Module):
 
     Parameters
     ----------
-    config : :class:`ModelConfig`.
-    states_x, states_e : number of states of the noisy inputs (data categories, plus the
-        virtual absorbing state for absorbing noise).
-    classes_x, classes_e : number of data categories predicted.
-    max_nodes : ``n_max``, to normalize the graph size feature.
+    config : ModelConfig
+        The sizes of the network.
+    states_x : int
+        Number ``Sx`` of node states of the noisy input (data categories, plus the virtual
+        absorbing state for absorbing noise), ``>= 1``.
+    states_e : int
+        Number ``Se`` of edge states of the noisy input, ``>= 1``.
+    classes_x : int
+        Number of node categories predicted, ``>= 1``.
+    classes_e : int
+        Number of edge categories predicted (class 0: no edge), ``>= 1``.
+    max_nodes : int
+        ``n_max``, to normalise the graph size feature, ``>= 1``.
 
-    Shapes
-    ------
-    ``forward(X_t (B, n, Sx), E_t (B, n, n, Se), t (B,), node_mask (B, n))`` ->
+    Notes
+    -----
+    Shapes: ``forward(X_t (B, n, Sx), E_t (B, n, n, Se), t (B,), node_mask (B, n))`` ->
     ``(logits_X (B, n, classes_x), logits_E (B, n, n, classes_e))``, the edge logits symmetric.
     """
 

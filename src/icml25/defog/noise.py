@@ -32,9 +32,20 @@ DISTORTIONS = ("identity", "polydec", "polyinc", "cos")
 def limit_distribution(noise: str, marginal: torch.Tensor) -> torch.Tensor:
     """The prior ``p_0`` over the states of one variable.
 
-    ``marginal`` is the data marginal ``(d,)``; the result has ``d`` states, or ``d + 1`` for
-    ``"absorbing"`` (the virtual absorbing state last). A ``marginal`` that is not a finite
-    non-negative vector with a positive sum is refused.
+    Parameters
+    ----------
+    noise : {"marginal", "uniform", "absorbing"}
+        The prior: the normalised data marginal, uniform over the ``d`` categories, or all
+        mass on one extra virtual state.
+    marginal : array_like, shape (d,)
+        The data marginal, finite and non-negative with a positive sum (need not be
+        normalised).
+
+    Returns
+    -------
+    torch.Tensor of float32, shape (d,) or (d + 1,)
+        A probability vector; ``d + 1`` states for ``"absorbing"``, the virtual absorbing state
+        last.
     """
     if noise not in NOISES:
         raise ValueError(f"noise must be one of {NOISES}, got {noise!r}")
@@ -57,11 +68,21 @@ def limit_distribution(noise: str, marginal: torch.Tensor) -> torch.Tensor:
 
 
 def p_t(x1: torch.Tensor, t: torch.Tensor | float, p0: torch.Tensor) -> torch.Tensor:
-    """Eq. (conditional path): ``p_t(. | x_1) = t onehot(x_1) + (1 - t) p_0``.
+    """The conditional probability path ``p_t(. | x_1) = t onehot(x_1) + (1 - t) p_0``.
 
-    Shapes: ``x1`` ``(...)`` long labels, ``t`` a float or broadcastable to ``(...)``,
-    ``p0`` ``(S,)``; returns ``(..., S)``. Labels outside ``[0, S)``, ``t`` outside [0, 1] and a
-    ``p0`` that is not a probability vector are refused.
+    Parameters
+    ----------
+    x1 : torch.Tensor of int64, shape (...)
+        Data states, in ``[0, S)``.
+    t : float or torch.Tensor
+        Times in ``[0, 1]``: a number, or a tensor broadcastable to ``x1.shape``.
+    p0 : torch.Tensor, shape (S,)
+        The prior, a floating-point probability vector (sum 1 within 1e-4).
+
+    Returns
+    -------
+    torch.Tensor, shape (..., S)
+        ``p_t(x | x_1)`` for every state ``x``, in ``p0``'s dtype, clamped to ``[0, 1]``.
     """
     check_distribution("p0", p0)
     check_labels("x1", x1, p0.numel())
@@ -78,7 +99,20 @@ def _p_t(x1: torch.Tensor, t: torch.Tensor | float, p0: torch.Tensor) -> torch.T
 
 
 def dt_p_t(x1: torch.Tensor, p0: torch.Tensor) -> torch.Tensor:
-    """``d/dt p_t(. | x_1) = onehot(x_1) - p_0``, shape ``(..., S)``."""
+    """Time derivative of the conditional path: ``d/dt p_t(. | x_1) = onehot(x_1) - p_0``.
+
+    Parameters
+    ----------
+    x1 : torch.Tensor of int64, shape (...)
+        Data states, in ``[0, S)``.
+    p0 : torch.Tensor, shape (S,)
+        The prior, a floating-point probability vector (sum 1 within 1e-4).
+
+    Returns
+    -------
+    torch.Tensor, shape (..., S)
+        The derivative for every state, in ``p0``'s dtype; it does not depend on ``t``.
+    """
     check_distribution("p0", p0)
     check_labels("x1", x1, p0.numel())
     return _dt_p_t(x1, p0)
@@ -89,7 +123,21 @@ def _dt_p_t(x1: torch.Tensor, p0: torch.Tensor) -> torch.Tensor:
 
 
 def distort(t: torch.Tensor | float, distortion: str) -> torch.Tensor:
-    """The time distortion ``f(t)`` (identity, polydec, polyinc, cos) on ``t in [0, 1]``."""
+    """A time distortion ``f(t)``, mapping ``[0, 1]`` onto itself.
+
+    Parameters
+    ----------
+    t : float or torch.Tensor
+        Times in ``[0, 1]``.
+    distortion : {"identity", "polydec", "polyinc", "cos"}
+        ``f(t) = t``, ``2t - t^2`` (small steps near ``t = 1``), ``t^2`` or
+        ``(1 - cos(pi t)) / 2``.
+
+    Returns
+    -------
+    torch.Tensor of float32
+        ``f(t)``, the shape of ``t`` (0-d for a number).
+    """
     check_times("t", t)
     return _distort(t, distortion)
 

@@ -46,13 +46,35 @@ MAX_STEPS = 10**6
 def rate_matrices(x_t, x1, t, p0, *, eta: float = 0.0, omega: float = 0.0):
     """The three rate terms ``(R*, eta R^DB, R^TG)`` from ``x_t`` to every state ``j``.
 
-    Shapes: ``x_t``, ``x1`` ``(...)`` long labels; ``t`` a float or ``(...)``; ``p0`` ``(S,)``;
-    each returned tensor is ``(..., S)``. The entry at ``j = x_t`` is meaningless (the Euler
-    step overwrites it). Non-finite or huge rates, and rates out of states with
-    ``p_t(x_t | x_1) = 0`` or into states with ``p_t(j | x_1) = 0``, are set to 0 (as the
-    official code stabilises them). Labels outside ``[0, S)``, ``x_t`` and ``x1`` of different
-    shapes, ``t`` outside [0, 1], a ``p0`` that is not a probability vector and a negative or
-    non-finite ``eta`` or ``omega`` are refused.
+    Parameters
+    ----------
+    x_t : torch.Tensor of int64, shape (...)
+        Current states, in ``[0, S)``.
+    x1 : torch.Tensor of int64, shape (...)
+        Predicted clean states, in ``[0, S)``, the shape of ``x_t``.
+    t : float or torch.Tensor
+        Current time in ``[0, 1]``: a number or a tensor broadcastable to ``x1.shape``.
+    p0 : torch.Tensor, shape (S,)
+        The prior, a floating-point probability vector.
+    eta : float, default 0.0
+        Stochasticity, finite and ``>= 0``: the weight of ``R^DB``.
+    omega : float, default 0.0
+        Target guidance, finite and ``>= 0``.
+
+    Returns
+    -------
+    R_star : torch.Tensor, shape (..., S)
+        ``R*_t(x_t, j | x_1)``.
+    R_db : torch.Tensor, shape (..., S)
+        ``eta R^DB_t(x_t, j | x_1)``.
+    R_tg : torch.Tensor, shape (..., S)
+        ``R^TG_t(x_t, j | x_1)``.
+
+    Notes
+    -----
+    The entry at ``j = x_t`` is meaningless (the Euler step overwrites it). Non-finite rates,
+    rates above 1e5, and rates out of states with ``p_t(x_t | x_1) = 0`` or into states with
+    ``p_t(j | x_1) = 0``, are set to 0 (as the official code stabilises them).
     """
     check_distribution("p0", p0)
     check_labels("x1", x1, p0.numel())
@@ -85,11 +107,24 @@ def _rate_matrices(x_t, x1, t, p0, *, eta: float = 0.0, omega: float = 0.0):
 
 
 def euler_step_probs(R: torch.Tensor, x_t: torch.Tensor, dt: float) -> torch.Tensor:
-    """One Euler step of the CTMC: ``P(x_{t+dt} = j) = R(x_t, j) dt`` for ``j != x_t`` and
-    ``max(0, 1 - sum_{j != x_t} R(x_t, j) dt)`` for ``j = x_t`` (rows renormalised).
+    """Transition probabilities of one Euler step of the CTMC.
 
-    Shapes: ``R`` ``(..., S)``, ``x_t`` ``(...)`` -> ``(..., S)``. Negative or non-finite rates,
-    a state outside ``[0, S)`` and a negative or non-finite ``dt`` are refused.
+    Parameters
+    ----------
+    R : torch.Tensor, shape (..., S)
+        Finite non-negative rates from ``x_t`` to every state (the entry at ``x_t`` is
+        ignored).
+    x_t : torch.Tensor of int64, shape (...)
+        Current states, in ``[0, S)``; the shape of ``R`` without its last axis.
+    dt : float
+        Step length, finite and ``>= 0``.
+
+    Returns
+    -------
+    torch.Tensor, shape (..., S)
+        ``P(x_{t+dt} = j) = R(x_t, j) dt`` for ``j != x_t`` and
+        ``max(0, 1 - sum_{j != x_t} R(x_t, j) dt)`` for ``j = x_t``, each row renormalised to
+        sum 1.
     """
     if not isinstance(R, torch.Tensor) or not R.is_floating_point() or R.ndim == 0:
         raise TypeError("R must be a floating-point torch tensor of rates (..., S)")
@@ -113,9 +148,26 @@ def _euler_step_probs(R: torch.Tensor, x_t: torch.Tensor, dt: float) -> torch.Te
 
 
 def to_networkx(model: DeFoGModel, X: torch.Tensor, E: torch.Tensor, n: int) -> nx.Graph:
-    """One generated graph from labels ``X (n_max,)``, ``E (n_max, n_max)`` and its size ``n``
-    (``0 <= n <= n_max``); node labels outside the model's classes and edge labels outside its
-    states are refused."""
+    """One generated graph as a networkx graph, from its node and edge labels.
+
+    Parameters
+    ----------
+    model : DeFoGModel
+        The trained model, whose categories and attribute names are used.
+    X : torch.Tensor of int64, shape (n_max,)
+        Node labels, in ``[0, len(model.node_classes))``.
+    E : torch.Tensor of int64, shape (n_max, n_max)
+        Edge labels, in ``[0, len(model.p0_e))``; only the upper triangle is read.
+    n : int
+        Number of real nodes, ``0 <= n <= n_max``; nodes ``0..n-1`` are kept.
+
+    Returns
+    -------
+    networkx.Graph
+        Nodes ``0..n-1``; an edge ``(i, j)`` wherever ``0 < E[i, j] < len(model.edge_classes)``
+        (the virtual absorbing state is no edge); node and edge attributes named as in
+        training where the model has them.
+    """
     if not isinstance(model, DeFoGModel):
         raise ValueError(f"model must be a trained DeFoGModel, got {type(model).__name__}")
     check_labels("X", X, len(model.node_classes))

@@ -34,11 +34,36 @@ __all__ = ["DeFoGConfig", "DeFoGModel", "fit", "noisy_graph", "sample_edges"]
 class DeFoGConfig:
     """Everything training needs: model sizes, optimisation, noise and seed.
 
-    ``model`` holds the transformer's sizes; its defaults are our CPU scale (3 layers,
-    ``dx = 64``, ``de = 16``, RRWP ``k = 8``; the paper: 5-10 layers, 256, 64, ``k = 12``).
-    ``lr = 2e-4`` is the paper's AdamW rate; the reproduction trains 3000 steps at ``1e-3``.
-    ``lambda_edge = 5`` weighs the edge cross-entropy (the official ``lambda_train``).
-    ``noise`` is the prior ``p_0``; ``train_distortion`` the distortion of the training times.
+    Parameters
+    ----------
+    model : ModelConfig, default ModelConfig()
+        The transformer's sizes; its defaults are our CPU scale (3 layers, ``dx = 64``,
+        ``de = 16``, RRWP ``k = 8``; the paper: 5-10 layers, 256, 64, ``k = 12``).
+    train_steps : int, default 2000
+        Number of AdamW steps, ``>= 0``.
+    batch_size : int, default 32
+        Graphs per step, drawn with replacement, ``>= 1``.
+    lr : float, default 2e-4
+        AdamW learning rate, in ``(0, 10]``; ``2e-4`` is the paper's, the reproduction trains
+        3000 steps at ``1e-3``.
+    weight_decay : float, default 1e-12
+        AdamW weight decay.
+    grad_clip : float, default 1.0
+        Largest gradient norm, ``>= 0``; ``0`` does not clip.
+    noise : {"marginal", "uniform", "absorbing"}, default "marginal"
+        The prior ``p_0`` (``limit_distribution``).
+    train_distortion : {"identity", "polydec", "polyinc", "cos"}, default "identity"
+        The distortion of the training times ``t``.
+    lambda_edge : float, default 5.0
+        Weight of the edge cross-entropy, in ``[0, 1e6]`` (the official ``lambda_train``).
+    max_nodes : int or None, default None
+        Padded size ``n_max``, ``>= 1`` (None: the largest training graph).
+    node_attr : str or None, default None
+        Name of the categorical node attribute; ``None``: one node type.
+    edge_attr : str or None, default None
+        Name of the categorical edge attribute; ``None``: plain graphs.
+    seed : int, default 0
+        Seed of the initial weights and of every draw of training, ``>= 0``.
     """
 
     model: ModelConfig = ModelConfig()
@@ -79,11 +104,35 @@ class DeFoGConfig:
 class DeFoGModel(nn.Module):
     """A trained DeFoG: the denoiser, the priors ``p_0`` and the node-count distribution.
 
-    Attributes: ``net`` (:class:`GraphTransformer`), ``p0_x`` ``(Sx,)``, ``p0_e`` ``(Se,)``,
-    ``node_counts`` ``(n_max + 1,)``, ``config``, ``node_classes``, ``edge_classes``,
-    ``node_attr``, ``edge_attr`` (the attribute names the categories were read from, and are
-    written back to in generated graphs; ``None`` for plain graphs), ``loss`` (training loss
-    per step), ``train_seconds``.
+    Built by :func:`fit` (or ``from_state``); the network's weights are drawn from the global
+    torch random state.
+
+    Parameters
+    ----------
+    config : DeFoGConfig
+        The training configuration; ``config.model`` sizes the network.
+    p0_x : array_like, shape (Sx,)
+        Prior over the node states (stored as float32).
+    p0_e : array_like, shape (Se,)
+        Prior over the edge states (stored as float32).
+    node_counts : array_like, shape (n_max + 1,)
+        Distribution of the number of nodes of the training graphs (stored as float64).
+    node_classes : sequence
+        The node category values.
+    edge_classes : sequence
+        The edge category values, the first being ``None`` (no edge).
+    node_attr : str or None, default None
+        The node attribute name the categories were read from, and are written back to in
+        generated graphs; ``None`` for plain graphs.
+    edge_attr : str or None, default None
+        The same for edges.
+
+    Notes
+    -----
+    Attributes: ``net`` (:class:`GraphTransformer`), the buffers ``p0_x`` (Sx,), ``p0_e``
+    (Se,), ``node_counts`` (n_max + 1,), ``max_nodes``, ``config``, ``node_classes``,
+    ``edge_classes``, ``node_attr``, ``edge_attr``, ``loss`` (training loss per step) and
+    ``train_seconds``.
     """
 
     def __init__(self, config, p0_x, p0_e, node_counts, node_classes, edge_classes,
@@ -169,10 +218,26 @@ def noisy_graph(model: DeFoGModel, X1, E1, t, node_mask, generator):
 def fit(graphs, config: DeFoGConfig | None = None, *, log_every: int = 0) -> DeFoGModel:
     """Train DeFoG on a list of networkx graphs (or a :class:`GraphDataset`).
 
-    Returns a :class:`DeFoGModel` in eval mode; ``model.loss`` holds the loss of every step.
     Seeded by ``config.seed`` through a ``torch.Generator`` (no global state is touched except
     the parameters' initialisation, done under ``torch.random.fork_rng``). Graphs of which
     none has two nodes are refused (the edges are learned from node pairs).
+
+    Parameters
+    ----------
+    graphs : list of networkx.Graph or GraphDataset
+        Non-empty training graphs. A ``GraphDataset`` is used as it is (its own attribute
+        names and ``max_nodes``; those of ``config`` are then not read).
+    config : DeFoGConfig or None, default None
+        Sizes, optimisation, noise and seed; None: ``DeFoGConfig()``.
+    log_every : int, default 0
+        Print the mean loss of the last that many steps every that many steps; 0 prints
+        nothing.
+
+    Returns
+    -------
+    DeFoGModel
+        The trained model in eval mode; ``model.loss`` holds the loss of every step and
+        ``model.train_seconds`` the training time.
     """
     config = DeFoGConfig() if config is None else config
     if not isinstance(config, DeFoGConfig):

@@ -32,8 +32,46 @@ def fit_deep_ensemble(
     record_every: int | None = None,
     seed: int = 0,
 ) -> ParticleEnsemble:
-    """``members`` independent models trained by SGD (``rho = 0``) or SAM (``rho > 0``); the
-    training-loss history as in ``fit``."""
+    """Train a deep ensemble: ``members`` independent models by SGD or SAM.
+
+    Each member moves by ``theta_i <- theta_i - lr_t grad L(theta_i + eps_i)`` on the shared
+    mini-batch, with ``eps_i = 0`` for SGD (``rho = 0``) and ``eps_i = rho g_i / ||g_i||`` for
+    SAM (``rho > 0``): the FHBI particles without the kernel.
+
+    Parameters
+    ----------
+    model_fn : callable
+        Takes no argument and builds one ``torch.nn.Module`` mapping ``(n, features)`` inputs to
+        ``(n, C)`` logits; called ``members`` times under ``seed`` for the initial members. No
+        batch norm or dropout layer.
+    X : array_like, shape (n, features)
+        Finite training inputs (cast to float32).
+    y : array_like of int, shape (n,)
+        Non-negative integer class labels.
+    members : int
+        Number m of members, ``>= 1``.
+    lr : float
+        Initial step size, ``> 0``.
+    steps : int
+        Number of update steps, one mini-batch each.
+    rho : float, default 0.0
+        SAM perturbation radius, ``>= 0``; ``0`` is plain SGD.
+    batch_size : int, default 64
+        Mini-batch size, capped at ``n``.
+    schedule : {"cosine", "constant"}, default "cosine"
+        Step-size schedule over the ``steps``, as in ``fit``.
+    record_every : int or None, default None
+        Record the members' mean training loss on all of (X, y) every that many steps (and at
+        the end) in ``history``; ``None`` records nothing.
+    seed : int, default 0
+        Seed of the initial members and of the mini-batch order.
+
+    Returns
+    -------
+    ParticleEnsemble
+        The trained members as the rows of ``theta`` (m, d); ``predict_proba(X)`` (n, C)
+        averages their class probabilities and ``history`` lists ``(step, mean training loss)``.
+    """
     X, y = _check_data(X, y)
     lr, rho = check_positive("lr", lr), check_rho(rho)
     ens = ParticleEnsemble(model_fn, particles=members, seed=seed)
@@ -80,8 +118,44 @@ def fit_mc_dropout(
     record_every: int | None = None,
     seed: int = 0,
 ) -> DropoutMLP:
-    """An MLP with dropout rate ``p`` trained by SGD on the mean cross-entropy; ``history``
-    records the training loss of the network without dropout, as in ``fit``."""
+    """Train a one-hidden-layer MLP with dropout (MC dropout) by SGD.
+
+    The loss is the mean cross-entropy on each mini-batch, with a fresh dropout mask on the
+    hidden units at every step, drawn from a generator seeded by ``seed + 1``.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, features)
+        Finite training inputs (cast to float32).
+    y : array_like of int, shape (n,)
+        Non-negative integer class labels, below ``classes``.
+    hidden : int
+        Number of hidden ReLU units.
+    classes : int
+        Number C of classes (output logits).
+    p : float
+        Dropout rate of the hidden units, in ``[0, 1)``; kept units are scaled by ``1 / (1 - p)``.
+    lr : float
+        Initial step size, ``> 0``.
+    steps : int
+        Number of SGD steps, one mini-batch each.
+    batch_size : int, default 64
+        Mini-batch size, capped at ``n``.
+    schedule : {"cosine", "constant"}, default "cosine"
+        Step-size schedule over the ``steps``, as in ``fit``.
+    record_every : int or None, default None
+        Every that many steps (and at the end), append ``(step, loss)`` to ``history``, the
+        loss being the mean cross-entropy on all of (X, y) without dropout; ``None`` records
+        nothing.
+    seed : int, default 0
+        Seed of the initial weights and of the mini-batch order.
+
+    Returns
+    -------
+    DropoutMLP
+        The trained network; called without a mask it is the network without dropout. Its
+        ``history`` attribute is a list of ``(step, training loss)``.
+    """
     X, y = _check_data(X, y)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
@@ -105,7 +179,26 @@ def fit_mc_dropout(
 def mc_dropout_member_proba(
     model: DropoutMLP, X, *, p: float, samples: int, seed: int
 ) -> np.ndarray:
-    """Class probabilities of ``samples`` dropout masks: (samples, n, C)."""
+    """Class probabilities of an MC-dropout network under ``samples`` random dropout masks.
+
+    Parameters
+    ----------
+    model : DropoutMLP
+        A network from ``fit_mc_dropout``.
+    X : array_like, shape (n, features)
+        Finite inputs (cast to float32).
+    p : float
+        Dropout rate of the hidden units, in ``[0, 1)``; the rate used in training.
+    samples : int
+        Number S of dropout masks, each one member of the ensemble.
+    seed : int
+        Seed of the generator of the masks.
+
+    Returns
+    -------
+    proba : ndarray of float64, shape (S, n, C)
+        Softmax probabilities of the network under each mask; each row sums to 1.
+    """
     X, _ = _check_data(X)
     gen = torch.Generator().manual_seed(seed)
     hidden = model.hidden.out_features

@@ -26,7 +26,19 @@ from torch.func import jacrev, vmap
 
 
 def median_bandwidth(sq_dist: torch.Tensor) -> torch.Tensor:
-    """sigma of the median heuristic from the squared distances (m, m): a 0-d tensor."""
+    """Bandwidth sigma of the median heuristic from the particles' squared distances.
+
+    Parameters
+    ----------
+    sq_dist : torch.Tensor, shape (m, m)
+        Squared distances ``||z_i - z_j||^2`` between the m particles, diagonal included.
+
+    Returns
+    -------
+    sigma : torch.Tensor, shape ()
+        ``sqrt(median / (2 log(m + 1)))``, the median over all ``m * m`` entries (the mean of
+        the middle pair when their number is even); 0 when all particles coincide.
+    """
     m = sq_dist.shape[0]
     med = torch.quantile(sq_dist.reshape(-1), 0.5)  # numpy's median: mean of the middle pair
     return torch.sqrt(med / (2 * math.log(m + 1)))
@@ -43,10 +55,23 @@ def _sigma(sq_dist: torch.Tensor, bandwidth: str | float) -> torch.Tensor:
 def rbf_parameter_kernel(
     theta: torch.Tensor, bandwidth: str | float = "median"
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Parameter-space RBF kernel on the particles ``theta`` (m, d).
+    """Parameter-space RBF kernel on the particles and its repulsive term.
 
-    Returns ``K`` (m, m) and the repulsive term (m, d),
-    ``R_i = sum_j grad_{theta_j} k(theta_j, theta_i) = sum_j k_ij (theta_i - theta_j) / sigma^2``.
+    Parameters
+    ----------
+    theta : torch.Tensor, shape (m, d)
+        The particles, one per row.
+    bandwidth : "median" or float, default "median"
+        The kernel's sigma: the median heuristic (``median_bandwidth``, not differentiated;
+        1 when all particles coincide), or a fixed value ``> 0``.
+
+    Returns
+    -------
+    K : torch.Tensor, shape (m, m)
+        ``k_ij = exp(-||theta_i - theta_j||^2 / (2 sigma^2))``.
+    R : torch.Tensor, shape (m, d)
+        The repulsive term ``R_i = sum_j grad_{theta_j} k(theta_j, theta_i)
+        = sum_j k_ij (theta_i - theta_j) / sigma^2``.
     """
     diff = theta[:, None, :] - theta[None, :, :]  # (m, m, d): theta_i - theta_j
     sq = (diff**2).sum(-1)  # (m, m)
@@ -63,10 +88,25 @@ def rbf_function_kernel(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Function-space RBF kernel: the RBF on the particles' outputs ``f(theta_i)`` on a batch.
 
-    ``outputs`` maps one particle (d,) to its flattened outputs (P,) (e.g. the logits on the
-    current mini-batch). Returns ``K`` (m, m) and the repulsive term (m, d)
-    ``R_i = sum_j J_j^T grad_{f_j} k(f_j, f_i) = sum_j J_j^T k_ij (f_i - f_j) / sigma^2``,
-    ``J_j = d f / d theta`` at particle j (P, d), by reverse-mode autodiff.
+    Parameters
+    ----------
+    theta : torch.Tensor, shape (m, d)
+        The particles, one per row.
+    outputs : callable
+        Maps one particle (d,) to its flattened outputs (P,), e.g. the logits on the current
+        mini-batch; must work under ``torch.func.vmap`` and ``jacrev``.
+    bandwidth : "median" or float, default "median"
+        The kernel's sigma on the outputs: the median heuristic (not differentiated; 1 when
+        all outputs coincide), or a fixed value ``> 0``.
+
+    Returns
+    -------
+    K : torch.Tensor, shape (m, m)
+        ``k_ij = exp(-||f_i - f_j||^2 / (2 sigma^2))``.
+    R : torch.Tensor, shape (m, d)
+        The repulsive term ``R_i = sum_j J_j^T grad_{f_j} k(f_j, f_i)
+        = sum_j J_j^T k_ij (f_i - f_j) / sigma^2``, with ``J_j = d f / d theta`` (P, d) at
+        particle j, by reverse-mode autodiff.
     """
     f = vmap(outputs)(theta)  # (m, P)
     J = vmap(jacrev(outputs))(theta)  # (m, P, d)

@@ -22,19 +22,61 @@ from icml25.common.validate import check_int
 
 
 def nll(proba: np.ndarray, y: np.ndarray) -> float:
-    """proba (n, C), y (n,)."""
+    """Mean negative log-likelihood of the true labels under the predicted probabilities.
+
+    Parameters
+    ----------
+    proba : array_like, shape (n, C)
+        Predicted class probabilities, rows in ``[0, 1]`` summing to 1 (checked to 1e-6).
+    y : array_like of int, shape (n,)
+        True labels in ``[0, C)``.
+
+    Returns
+    -------
+    float
+        ``mean_i -log p_i(y_i)``, each probability clipped below at 1e-12; ``>= 0``.
+    """
     proba, y = _checked(proba, y)
     return float(-np.log(np.clip(proba[np.arange(len(y)), y], 1e-12, None)).mean())
 
 
 def accuracy(proba: np.ndarray, y: np.ndarray) -> float:
-    """proba (n, C), y (n,)."""
+    """Share of points whose most probable class is the true label.
+
+    Parameters
+    ----------
+    proba : array_like, shape (n, C)
+        Predicted class probabilities, rows in ``[0, 1]`` summing to 1 (checked to 1e-6).
+    y : array_like of int, shape (n,)
+        True labels in ``[0, C)``.
+
+    Returns
+    -------
+    float
+        Accuracy of ``proba.argmax(1)``, in ``[0, 1]``.
+    """
     proba, y = _checked(proba, y)
     return float((proba.argmax(1) == y).mean())
 
 
 def ece(proba: np.ndarray, y: np.ndarray, bins: int = 15) -> float:
-    """proba (n, C), y (n,), ``bins`` equal-width confidence bins."""
+    """Expected calibration error with equal-width confidence bins (Guo et al., 2017).
+
+    Parameters
+    ----------
+    proba : array_like, shape (n, C)
+        Predicted class probabilities, rows in ``[0, 1]`` summing to 1 (checked to 1e-6).
+    y : array_like of int, shape (n,)
+        True labels in ``[0, C)``.
+    bins : int, default 15
+        Number of equal-width bins of the confidence ``max_c p(c)`` on ``(0, 1]``, ``>= 1``.
+
+    Returns
+    -------
+    float
+        ``sum_b (n_b / n) |accuracy_b - mean confidence_b|`` over the non-empty bins, in
+        ``[0, 1]``.
+    """
     proba, y = _checked(proba, y)
     bins = check_int("bins", bins, minimum=1)
     conf, pred = proba.max(1), proba.argmax(1)  # (n,)
@@ -55,7 +97,19 @@ def _checked(proba, y) -> tuple[np.ndarray, np.ndarray]:
 
 
 def diversity(member_proba: np.ndarray) -> float:
-    """member_proba (m, n, C) -> mean pairwise total-variation distance."""
+    """Mean pairwise total-variation distance between the members' predictions.
+
+    Parameters
+    ----------
+    member_proba : ndarray, shape (m, n, C)
+        Class probabilities of each of the m members on the same n inputs (not checked).
+
+    Returns
+    -------
+    float
+        Mean over pairs ``i < j`` of the mean over inputs of
+        ``(1/2) sum_c |p_i(c | x) - p_j(c | x)|``, in ``[0, 1]``; 0 when ``m < 2``.
+    """
     m = member_proba.shape[0]
     if m < 2:
         return 0.0
@@ -64,19 +118,32 @@ def diversity(member_proba: np.ndarray) -> float:
 
 
 def gradient_diversity(grads) -> float:
-    """Gradient diversity of m particles (Yin et al., 2018, Definition 1, over particles):
+    """Gradient diversity of m particles (Yin et al., 2018, Definition 1, over particles).
 
-        Delta = sum_i ||g_i||^2 / ||sum_i g_i||^2
+    Parameters
+    ----------
+    grads : array_like, shape (m, d)
+        Finite loss gradient ``g_i`` of each particle, one row per particle, ``m, d >= 1``;
+        computed in float64.
 
-    with ``g_i`` the gradient of the loss at particle i. Since ``||sum_i g_i||^2 = sum_i ||g_i||^2
-    + sum_{i != j} <g_i, g_j>``, Delta is ``1/m`` when all gradients are equal, 1 when they are
-    pairwise orthogonal, and above 1 when they point against each other (it grows without bound
-    as their sum vanishes). It does not change when every gradient is scaled by one factor.
+    Returns
+    -------
+    float
+        ``Delta = sum_i ||g_i||^2 / ||sum_i g_i||^2``, ``> 0``; ``inf`` when the gradients sum
+        to zero but are not all zero.
 
-    Shapes: grads (m, d), one row per particle; computed in float64.
+    Raises
+    ------
+    ValueError
+        When ``grads`` is not a finite (m, d) array, or every gradient is zero (Delta is then
+        undefined).
 
-    Returns ``inf`` when the gradients sum to zero but are not all zero, and raises
-    ``ValueError`` when every gradient is zero (Delta is then undefined).
+    Notes
+    -----
+    Since ``||sum_i g_i||^2 = sum_i ||g_i||^2 + sum_{i != j} <g_i, g_j>``, Delta is ``1/m`` when
+    all gradients are equal, 1 when they are pairwise orthogonal, and above 1 when they point
+    against each other (it grows without bound as their sum vanishes). It does not change when
+    every gradient is scaled by one factor.
     """
     g = np.asarray(grads, dtype=np.float64)
     if g.ndim != 2 or g.shape[0] < 1 or g.shape[1] < 1:

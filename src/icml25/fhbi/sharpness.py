@@ -25,7 +25,18 @@ from torch.func import grad, jvp, vmap
 
 @dataclass(frozen=True)
 class TopEigen:
-    """The power iteration's result: ``values`` (m,), whether it converged, and the iterations."""
+    """Result of the power iteration of ``top_hessian_eigenvalue``.
+
+    Parameters
+    ----------
+    values : torch.Tensor, shape (m,)
+        The last Rayleigh quotient ``v^T H v`` of each particle: its largest-magnitude Hessian
+        eigenvalue once converged.
+    converged : bool
+        Whether every particle met the stopping rule before ``max_iter``.
+    iterations : int
+        Number of Hessian-vector products per particle taken, ``1 <= iterations <= max_iter``.
+    """
 
     values: torch.Tensor
     converged: bool
@@ -40,8 +51,30 @@ def top_hessian_eigenvalue(
     max_iter: int = 200,
     seed: int = 0,
 ) -> TopEigen:
-    """Largest-magnitude eigenvalue of the Hessian of ``loss`` (one particle (d,) -> scalar) at
-    every particle of ``theta`` (m, d), by power iteration from a seeded random start."""
+    """Largest-magnitude Hessian eigenvalue of the loss at every particle, by power iteration.
+
+    Parameters
+    ----------
+    loss : callable
+        Maps one particle (d,) to a scalar loss tensor; must work under ``torch.func``
+        (``grad``, ``jvp``, ``vmap``).
+    theta : torch.Tensor, shape (m, d)
+        The particles, one per row (detached first).
+    tol : float, default 1e-3
+        Relative tolerance, ``> 0``: stop once every particle has
+        ``|lambda_t - lambda_{t-1}| <= tol |lambda_t|`` and residual
+        ``||H v - lambda v|| <= sqrt(tol) |lambda|``.
+    max_iter : int, default 200
+        Most power iterations, ``>= 1``.
+    seed : int, default 0
+        Seed of the random unit start vectors.
+
+    Returns
+    -------
+    TopEigen
+        ``values`` (m,), the eigenvalue estimate of each particle, ``converged`` and the number
+        of ``iterations`` taken.
+    """
     if tol <= 0 or max_iter < 1:
         raise ValueError(f"tol must be > 0 and max_iter >= 1, got {tol!r}, {max_iter!r}")
     theta = theta.detach()

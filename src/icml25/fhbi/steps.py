@@ -78,19 +78,68 @@ def kernel_terms(
     bandwidth: str | float = "median",
     outputs: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """``K`` (m, m) and the repulsive term ``R`` (m, d) of the chosen kernel at ``theta``."""
+    """Kernel matrix and repulsive term of the chosen kernel at the particles.
+
+    Parameters
+    ----------
+    theta : torch.Tensor, shape (m, d)
+        The particles, one per row.
+    kernel : str, default "rbf"
+        ``"function"`` for the RBF on ``outputs(theta_i)`` (``rbf_function_kernel``); any other
+        value gives the RBF on the parameters (``rbf_parameter_kernel``). Not checked here.
+    bandwidth : "median" or float, default "median"
+        The kernel's sigma: the median heuristic or a fixed value ``> 0``.
+    outputs : callable or None, default None
+        Maps one particle (d,) to its flattened outputs (P,); needed for ``kernel="function"``.
+
+    Returns
+    -------
+    K : torch.Tensor, shape (m, m)
+        Kernel matrix ``k(theta_j, theta_i)``.
+    R : torch.Tensor, shape (m, d)
+        Repulsive term ``R_i = sum_j grad_{theta_j} k(theta_j, theta_i)``.
+    """
     if kernel == "function":
         return rbf_function_kernel(theta, outputs, bandwidth)
     return rbf_parameter_kernel(theta, bandwidth)
 
 
 def svgd_direction(grads: torch.Tensor, K: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
-    """``phi = (-K g + R) / m`` (m, d) from the loss gradients ``g`` (m, d), ``K``, ``R``."""
+    """SVGD direction from the loss gradients, the kernel matrix and the repulsive term.
+
+    Parameters
+    ----------
+    grads : torch.Tensor, shape (m, d)
+        Loss gradient ``g_j`` of each particle (in FHBI, taken at the perturbed point).
+    K : torch.Tensor, shape (m, m)
+        Kernel matrix ``k(theta_j, theta_i)``.
+    R : torch.Tensor, shape (m, d)
+        Repulsive term ``sum_j grad_{theta_j} k(theta_j, theta_i)``.
+
+    Returns
+    -------
+    phi : torch.Tensor, shape (m, d)
+        ``(-K g + R) / m``; the particles move by ``+ lr phi``.
+    """
     return (-K @ grads + R) / grads.shape[0]
 
 
 def sam_perturbation(grads: torch.Tensor, rho: float) -> torch.Tensor:
-    """``eps_i = rho g_i / ||g_i||`` (m, d); a zero gradient gives a zero perturbation."""
+    """SAM perturbation of each particle: ``rho`` along its normalised gradient.
+
+    Parameters
+    ----------
+    grads : torch.Tensor, shape (m, d)
+        Loss gradient ``g_i`` of each particle, one per row.
+    rho : float
+        Perturbation radius, ``>= 0`` (not checked here).
+
+    Returns
+    -------
+    eps : torch.Tensor, shape (m, d)
+        ``eps_i = rho g_i / ||g_i||`` (norm clamped below at 1e-12, so a zero gradient gives
+        a zero perturbation).
+    """
     norm = torch.linalg.vector_norm(grads, dim=1, keepdim=True)  # (m, 1)
     return rho * grads / norm.clamp_min(1e-12)
 
@@ -104,7 +153,28 @@ def svgd_step(
     bandwidth: str | float = "median",
     outputs: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> torch.Tensor:
-    """One SVGD step: ``theta + lr phi`` (m, d), gradients at the particles themselves."""
+    """One SVGD step (Liu & Wang, 2016): ``fhbi_step`` with ``rho = 0``.
+
+    Parameters
+    ----------
+    theta : torch.Tensor, shape (m, d)
+        The particles, one per row.
+    loss : callable
+        Maps one particle (d,) to a scalar loss, e.g. the mean cross-entropy on a mini-batch.
+    lr : float
+        Step size, ``> 0``.
+    kernel : {"rbf", "function"}, default "rbf"
+        The RBF on the parameters (the official code's), or the RBF on ``outputs(theta_i)``.
+    bandwidth : "median" or float, default "median"
+        The kernel's sigma: the median heuristic (the official code's) or a fixed value ``> 0``.
+    outputs : callable or None, default None
+        Maps one particle (d,) to its flattened outputs (P,); needed for ``kernel="function"``.
+
+    Returns
+    -------
+    theta : torch.Tensor, shape (m, d)
+        ``theta + lr phi``, the gradients taken at the particles themselves.
+    """
     return fhbi_step(
         theta, loss, lr=lr, rho=0.0, kernel=kernel, bandwidth=bandwidth, outputs=outputs
     )
@@ -120,21 +190,33 @@ def fhbi_step(
     bandwidth: str | float = "median",
     outputs: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> torch.Tensor:
-    """One FHBI step (Algorithm 1): perturb each particle by ``rho`` along its normalised
-    gradient, take the gradients there, and move the unperturbed particles by the SVGD update
-    with the kernel at the unperturbed particles.
+    """One FHBI step (Algorithm 1) on a stack of particles.
+
+    Each particle is perturbed by ``rho`` along its normalised gradient, the gradients are taken
+    there, and the unperturbed particles move by the SVGD update with the kernel at the
+    unperturbed particles.
 
     Parameters
     ----------
-    theta : (m, d) particles.
-    loss : one particle (d,) -> scalar loss (e.g. mean cross-entropy on a mini-batch).
-    lr, rho : step size > 0 and perturbation radius >= 0 (``rho = 0`` is SVGD).
-    kernel : ``"rbf"`` on parameters (the official code's) or ``"function"``, the RBF on
-        ``outputs(theta_i)``.
-    bandwidth : ``"median"`` (the official code's heuristic) or a fixed sigma > 0.
-    outputs : one particle (d,) -> flattened outputs (P,); needed for ``kernel="function"``.
+    theta : torch.Tensor, shape (m, d)
+        The particles, one per row; finite, ``m >= 1`` (detached first).
+    loss : callable
+        Maps one particle (d,) to a scalar loss, e.g. the mean cross-entropy on a mini-batch.
+    lr : float
+        Step size, ``> 0``.
+    rho : float
+        Perturbation radius, ``>= 0``; ``rho = 0`` is SVGD.
+    kernel : {"rbf", "function"}, default "rbf"
+        The RBF on the parameters (the official code's), or the RBF on ``outputs(theta_i)``.
+    bandwidth : "median" or float, default "median"
+        The kernel's sigma: the median heuristic (the official code's) or a fixed value ``> 0``.
+    outputs : callable or None, default None
+        Maps one particle (d,) to its flattened outputs (P,); needed for ``kernel="function"``.
 
-    Returns the updated particles (m, d).
+    Returns
+    -------
+    theta : torch.Tensor, shape (m, d)
+        The updated particles.
     """
     theta = check_theta(theta)
     lr = check_positive("lr", lr)

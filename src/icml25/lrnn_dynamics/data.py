@@ -28,9 +28,18 @@ MAX_COVARIANCE = 2**30  # (T d_in)^2 second moments beyond this are refused as a
 
 @dataclass(frozen=True)
 class TaskMaps:
-    """``S (T, d_out, d_in)`` with ``S[t] = E[y x_{t+1}^T]`` (time order, 0-based ``t``);
-    ``whiteness``: ``||C - I||_F / sqrt(T d_in)`` for the input second moments ``C`` over all
-    ``T d_in`` coordinates (0 for white inputs; the exact loss needs it near 0); ``samples``."""
+    """Input-output cross-covariance maps estimated from sequences, with a whiteness check.
+
+    Parameters
+    ----------
+    S : numpy.ndarray, shape (T, d_out, d_in)
+        The maps in time order, ``S[t] = E[y x_{t+1}^T]`` (0-based ``t``).
+    whiteness : float
+        ``||C - I||_F / sqrt(T d_in)`` for the input second moments ``C`` over all ``T d_in``
+        coordinates: 0 for white inputs; the exact loss needs it near 0.
+    samples : int
+        Number of sequences ``B`` the means were taken over.
+    """
 
     S: np.ndarray
     whiteness: float
@@ -38,11 +47,26 @@ class TaskMaps:
 
 
 def cross_covariance_maps(x, y, center: bool = False) -> TaskMaps:
-    """Estimate ``S(i) = E[y x_i^T]`` from sequences ``x (B, T, d_in)`` and targets
-    ``y (B, d_out)`` (sample means over ``B``).
+    """Estimate the task maps ``S(i) = E[y x_i^T]`` from raw sequences and targets.
 
-    ``center=False`` uses second moments, which is what a network without biases fits;
-    ``center=True`` subtracts the sample means first (covariances).
+    Sample means over the ``B`` sequences. ``center=False`` uses second moments, which is what
+    a network without biases fits; ``center=True`` subtracts the sample means first
+    (covariances).
+
+    Parameters
+    ----------
+    x : array_like, shape (B, T, d_in)
+        Finite input sequences, ``B >= 2``, ``T >= 1``, ``d_in >= 1``; ``(T d_in)^2`` at most
+        ``2**30``.
+    y : array_like, shape (B, d_out)
+        Finite targets at the end of each sequence, ``d_out >= 1``.
+    center : bool, default False
+        Subtract the sample means of ``x`` and ``y`` first.
+
+    Returns
+    -------
+    TaskMaps
+        ``S`` (T, d_out, d_in), the whiteness of the inputs and the number of samples ``B``.
     """
     x = real_array("x", x, nonempty=False)
     y = real_array("y", y, nonempty=False)
@@ -67,8 +91,19 @@ def cross_covariance_maps(x, y, center: bool = False) -> TaskMaps:
 
 @dataclass(frozen=True)
 class TaskModes:
-    """``S(i) ~ U diag(s(i)) V^T``: ``U (d_out, m)``, ``s (m, T)``, ``V (d_in, m)``;
-    ``residual = ||S - U diag(s) V^T||_F / ||S||_F`` (0 when the maps share singular vectors)."""
+    """Shared singular vectors of task maps and their profiles, ``S(i) ~ U diag(s(i)) V^T``.
+
+    Parameters
+    ----------
+    U : numpy.ndarray, shape (d_out, m)
+        Left singular vectors shared by all maps, ``m = min(d_out, d_in)``.
+    s : numpy.ndarray, shape (m, T)
+        Profiles in time order: ``s[a, t]`` is the value of mode ``a`` in ``S[t]``.
+    V : numpy.ndarray, shape (d_in, m)
+        Right singular vectors shared by all maps.
+    residual : float
+        ``||S - U diag(s) V^T||_F / ||S||_F``: 0 when the maps share singular vectors.
+    """
 
     U: np.ndarray
     s: np.ndarray
@@ -85,6 +120,17 @@ def task_modes(S) -> TaskModes:
     most of ``sum_i (u_a^T S(i) v_b)^2``, and sign each pair so that the largest ``|s_a(i)|``
     is positive. Modes whose ``sum_i s_a(i)^2`` coincide are not identifiable; the residual
     then says how much the chosen basis misses.
+
+    Parameters
+    ----------
+    S : array_like, shape (T, d_out, d_in)
+        Finite, not all zero, task maps in time order (for instance ``TaskMaps.S``).
+
+    Returns
+    -------
+    TaskModes
+        ``U`` (d_out, m), ``s`` (m, T), ``V`` (d_in, m) with ``m = min(d_out, d_in)``, and the
+        relative residual of the fit.
     """
     S = real_array("S", S, nonempty=False)
     if S.ndim != 3 or min(S.shape) < 1 or not np.all(np.isfinite(S)):

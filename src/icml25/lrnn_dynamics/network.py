@@ -51,7 +51,22 @@ def _per_mode(name: str, value, m: int, *, scalar: bool = True) -> None:
 
 @dataclass(frozen=True)
 class LinearRNN:
-    """Weights of a linear RNN: ``W_x (N, d_in)``, ``W_h (N, N)``, ``W_y (d_out, N)``."""
+    """Weights of a linear RNN ``h_t = W_h h_{t-1} + W_x x_t``, ``y_hat = W_y h_T``.
+
+    Parameters
+    ----------
+    W_x : numpy.ndarray, shape (N, d_in)
+        Input weights; finite, real, non-empty.
+    W_h : numpy.ndarray, shape (N, N)
+        Recurrent weights; square, with ``N`` the hidden width.
+    W_y : numpy.ndarray, shape (d_out, N)
+        Output weights.
+
+    Notes
+    -----
+    ``hidden`` is ``N``; ``forward(x)`` runs the recurrence on sequences ``x`` (B, T, d_in)
+    from ``h_0 = 0`` and returns ``y_hat`` (B, d_out).
+    """
 
     W_x: np.ndarray
     W_h: np.ndarray
@@ -95,7 +110,29 @@ class LinearRNN:
 def init_random(
     d_in: int, d_out: int, hidden: int, scale: float, seed: int | np.random.Generator
 ) -> LinearRNN:
-    """Gaussian weights with entries ``N(0, scale^2 / fan_in)`` (``scale = 1``: LeCun)."""
+    """A linear RNN with Gaussian weights, entries ``N(0, scale^2 / fan_in)``.
+
+    ``scale = 1`` is LeCun's initialisation; the fan-in is ``d_in`` for ``W_x`` and ``hidden``
+    for ``W_h`` and ``W_y``.
+
+    Parameters
+    ----------
+    d_in : int
+        Input dimension, ``>= 1``.
+    d_out : int
+        Output dimension, ``>= 1``.
+    hidden : int
+        Hidden width ``N``, ``>= 1``.
+    scale : float
+        Scale of the weights, ``> 0``.
+    seed : int or numpy.random.Generator
+        Anything ``numpy.random.default_rng`` takes.
+
+    Returns
+    -------
+    LinearRNN
+        ``W_x`` (hidden, d_in), ``W_h`` (hidden, hidden), ``W_y`` (d_out, hidden).
+    """
     d_in = check_int("d_in", d_in, minimum=1)
     d_out = check_int("d_out", d_out, minimum=1)
     hidden = check_int("hidden", hidden, minimum=1)
@@ -122,7 +159,27 @@ def init_aligned(
     ``W_x = R diag(c) V^T`` with ``R (N, m)`` random orthonormal, so that
     ``W_y W_h^k W_x = U diag(a b^k c) V^T`` for every lag ``k``: the modes decouple.
 
-    ``U (d_out, m)``, ``V (d_in, m)`` orthonormal columns; ``a, b, c (m,)``.
+    Parameters
+    ----------
+    U : array_like, shape (d_out, m)
+        Orthonormal columns, the task's left singular vectors.
+    V : array_like, shape (d_in, m)
+        Orthonormal columns, the task's right singular vectors (as many as ``U``).
+    a : float or array_like, shape (m,)
+        Output scalar of each mode (one value is used for every mode).
+    b : float or array_like, shape (m,)
+        Recurrent scalar of each mode.
+    c : float or array_like, shape (m,)
+        Input scalar of each mode.
+    hidden : int
+        Hidden width ``N``, ``>= m``.
+    seed : int or numpy.random.Generator
+        Seed of the random orthonormal ``R`` (anything ``numpy.random.default_rng`` takes).
+
+    Returns
+    -------
+    LinearRNN
+        ``W_x`` (N, d_in), ``W_h`` (N, N), ``W_y`` (d_out, N), aligned with ``U`` and ``V``.
     """
     U, V = real_array("U", U, ndim=2), real_array("V", V, ndim=2)
     m = U.shape[1]
@@ -154,7 +211,20 @@ def _products(W_x: np.ndarray, W_h: np.ndarray, W_y: np.ndarray, T: int):
 
 
 def lag_maps(net: LinearRNN, T: int) -> np.ndarray:
-    """``M[k] = W_y W_h^k W_x`` for lags k = 0..T-1, shape ``(T, d_out, d_in)``."""
+    """The network's map of each lag, ``M[k] = W_y W_h^k W_x`` for k = 0..T-1.
+
+    Parameters
+    ----------
+    net : LinearRNN
+        The network.
+    T : int
+        Sequence length, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (T, d_out, d_in)
+        ``M[k]``, in lag order (lag 0 first, the last input's map).
+    """
     _check_net(net)
     T = check_int("T", T, minimum=1)
     _check_lags(net, T)
@@ -173,13 +243,47 @@ def _check_lags(net: LinearRNN, T: int) -> None:
 
 
 def sequence_maps(net: LinearRNN, T: int) -> np.ndarray:
-    """The map from each input ``x_t`` (t = 0..T-1, 0-based) to ``y_hat``: ``(T, d_out, d_in)``,
-    row ``t`` is ``W_y W_h^{T-1-t} W_x`` — the same time order as a task ``S``."""
+    """The map from each input ``x_t`` (t = 0..T-1, 0-based) to ``y_hat``, in time order.
+
+    Row ``t`` is ``W_y W_h^{T-1-t} W_x``: the same time order as a task ``S``, i.e.
+    :func:`lag_maps` reversed.
+
+    Parameters
+    ----------
+    net : LinearRNN
+        The network.
+    T : int
+        Sequence length, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (T, d_out, d_in)
+        The sequence maps, first input first.
+    """
     return lag_maps(net, T)[::-1]
 
 
 def check_task(S: np.ndarray, net: LinearRNN | None = None) -> np.ndarray:
-    """``S`` as a float ``(T, d_out, d_in)`` array matching ``net``, or ValueError naming it."""
+    """Check a task and return it as a float array.
+
+    Parameters
+    ----------
+    S : array_like, shape (T, d_out, d_in)
+        Finite task maps in time order, ``T >= 1``.
+    net : LinearRNN, optional
+        When given, ``S`` must match its output and input dimensions.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (T, d_out, d_in)
+        ``S``.
+
+    Raises
+    ------
+    ValueError
+        If ``S`` has the wrong shape, holds non-finite values, does not match ``net`` or is too
+        large.
+    """
     _check_size("S", np.size(S))
     S = real_array("S", S)
     if S.ndim != 3 or S.shape[0] < 1:
@@ -197,7 +301,22 @@ def check_task(S: np.ndarray, net: LinearRNN | None = None) -> np.ndarray:
 
 
 def exact_loss(net: LinearRNN, S: np.ndarray) -> float:
-    """``L = 1/2 sum_i ||S(i) - W_y W_h^{T-i} W_x||_F^2`` (the whitened loss, paper Sec. 2)."""
+    """The exact loss on white inputs, ``L = 1/2 sum_i ||S(i) - W_y W_h^{T-i} W_x||_F^2``.
+
+    Paper Sec. 2: the mean squared error up to a constant when ``E[x_i x_j^T] = delta_ij I``.
+
+    Parameters
+    ----------
+    net : LinearRNN
+        The network.
+    S : array_like, shape (T, d_out, d_in)
+        Task maps in time order, matching ``net``.
+
+    Returns
+    -------
+    float
+        ``L >= 0``.
+    """
     _check_net(net)
     S = check_task(S, net)
     return 0.5 * float(np.sum((sequence_maps(net, S.shape[0]) - S) ** 2))
@@ -209,6 +328,20 @@ def exact_gradients(net: LinearRNN, S: np.ndarray) -> tuple[float, LinearRNN]:
     With residuals ``E_k = W_y W_h^k W_x - S(T-k)``, ``A_k = W_y W_h^k`` and ``B_k = W_h^k W_x``:
     ``dL/dW_y = sum_k E_k B_k^T``, ``dL/dW_x = sum_k A_k^T E_k`` and
     ``dL/dW_h = sum_k sum_{j+l=k-1} A_j^T E_k B_l^T``; the double sum is one Toeplitz gather.
+
+    Parameters
+    ----------
+    net : LinearRNN
+        The network.
+    S : array_like, shape (T, d_out, d_in)
+        Task maps in time order, matching ``net``.
+
+    Returns
+    -------
+    loss : float
+        The exact loss ``L`` (as :func:`exact_loss`).
+    gradients : LinearRNN
+        ``W_x = dL/dW_x`` (N, d_in), ``W_h = dL/dW_h`` (N, N), ``W_y = dL/dW_y`` (d_out, N).
     """
     _check_net(net)
     S = check_task(S, net)
@@ -238,8 +371,19 @@ def _gradients(W_x, W_h, W_y, S_lag) -> tuple[float, np.ndarray, np.ndarray, np.
 
 @dataclass(frozen=True)
 class Training:
-    """Result of :func:`train`: the final network, the loss at every step ``(steps + 1,)``, the
-    recorded steps ``(R,)`` and the sequence maps at those steps ``(R, T, d_out, d_in)``."""
+    """Result of :func:`train`.
+
+    Parameters
+    ----------
+    net : LinearRNN
+        The network after the last step.
+    loss : numpy.ndarray, shape (steps + 1,)
+        The exact loss before each step and after the last one.
+    steps : numpy.ndarray of int, shape (R,)
+        The recorded steps, ``0, record_every, 2 record_every, ...``.
+    maps : numpy.ndarray, shape (R, T, d_out, d_in)
+        The sequence maps (:func:`sequence_maps`) at the recorded steps.
+    """
 
     net: LinearRNN
     loss: np.ndarray
@@ -252,6 +396,30 @@ def train(net: LinearRNN, S: np.ndarray, lr: float, steps: int, record_every: in
 
     Gradient descent with step ``lr`` is the Euler scheme of the gradient flow
     ``dW/dt = -dL/dW`` at times ``t = step * lr``.
+
+    Parameters
+    ----------
+    net : LinearRNN
+        The initial network (not modified).
+    S : array_like, shape (T, d_out, d_in)
+        Task maps in time order, matching ``net``.
+    lr : float
+        Step size, ``> 0``.
+    steps : int
+        Gradient steps, ``>= 0``.
+    record_every : int, default 1
+        Record the sequence maps every this many steps (step 0 always), ``>= 1``.
+
+    Returns
+    -------
+    Training
+        The final network, the loss (steps + 1,), the recorded steps (R,) and the maps
+        (R, T, d_out, d_in).
+
+    Raises
+    ------
+    FloatingPointError
+        If the loss stops being finite (``lr`` too large).
     """
     _check_net(net)
     S = check_task(S, net)
@@ -293,6 +461,19 @@ def ntk(net: LinearRNN, T: int) -> np.ndarray:
     kernel on the entries, ``K = J J^T`` with ``J = d vec(M_0..M_{T-1}) / d theta``, determines
     the NTK on every input. Shape ``(T d_out d_in, T d_out d_in)``. With ``T = 1`` this is the
     NTK of the two-layer linear feedforward network ``W_y W_x`` (``W_h`` does not enter).
+
+    Parameters
+    ----------
+    net : LinearRNN
+        The network at which the kernel is taken.
+    T : int
+        Sequence length, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (T d_out d_in, T d_out d_in)
+        ``K = J J^T``, rows and columns ordered as ``vec(M_0..M_{T-1})`` (lag order, then
+        output, then input index).
     """
     _check_net(net)
     T = check_int("T", T, minimum=1)

@@ -31,7 +31,20 @@ from icml25.lrnn_dynamics.network import _check_net, _check_size, _per_mode, _rn
 
 
 def random_orthogonal(d: int, seed: int | np.random.Generator) -> np.ndarray:
-    """A Haar-random ``(d, d)`` orthogonal matrix."""
+    """A Haar-random orthogonal matrix.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, ``>= 1``.
+    seed : int or numpy.random.Generator
+        Anything ``numpy.random.default_rng`` takes.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+        An orthogonal matrix (QR of a Gaussian matrix, signs fixed by the diagonal of ``R``).
+    """
     d = check_int("d", d, minimum=1)
     _check_size("d * d", d * d)
     Q, R = np.linalg.qr(_rng(seed).normal(size=(d, d)))
@@ -49,8 +62,24 @@ def check_profiles(s) -> np.ndarray:
 
 
 def exponential_profile(s: float, lam: float, T: int) -> np.ndarray:
-    """``s(i) = s lam^{T-i}`` for i = 1..T, in time order ``(T,)`` (paper: exponential task
-    dynamics, learnable exactly by one mode with ``b = lam``)."""
+    """An exponential profile ``s(i) = s lam^{T-i}`` for i = 1..T, in time order.
+
+    The paper's exponential task dynamics: one mode learns it exactly, with ``b = lam``.
+
+    Parameters
+    ----------
+    s : float
+        Value at the last time step (lag 0), finite.
+    lam : float
+        Ratio between consecutive steps, finite.
+    T : int
+        Sequence length, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (T,)
+        ``s lam^{T-1}, ..., s lam, s``.
+    """
     T = check_int("T", T, minimum=1)
     _check_size("T", T)
     s = check_real("s", s, low=-np.inf, high=np.inf, low_open=True, high_open=True)
@@ -59,8 +88,22 @@ def exponential_profile(s: float, lam: float, T: int) -> np.ndarray:
 
 
 def make_task(U: np.ndarray, V: np.ndarray, s) -> np.ndarray:
-    """``S(i) = U diag(s(i)) V^T`` for each time: ``U (d_out, m)``, ``V (d_in, m)``,
-    ``s (m, T)``; returns ``S (T, d_out, d_in)``."""
+    """A task whose maps share singular vectors, ``S(i) = U diag(s(i)) V^T`` for each time.
+
+    Parameters
+    ----------
+    U : array_like, shape (d_out, m)
+        Left singular vectors, one column per mode.
+    V : array_like, shape (d_in, m)
+        Right singular vectors, one column per mode.
+    s : array_like, shape (m, T) or (T,)
+        Finite profiles in time order (a 1-d array is one mode).
+
+    Returns
+    -------
+    S : numpy.ndarray, shape (T, d_out, d_in)
+        The task maps, ``S[t] = U diag(s[:, t]) V^T``.
+    """
     s = check_profiles(s)
     U, V = real_array("U", U, ndim=2), real_array("V", V, ndim=2)
     if U.shape[1] != s.shape[0] or V.shape[1] != s.shape[0]:
@@ -71,7 +114,22 @@ def make_task(U: np.ndarray, V: np.ndarray, s) -> np.ndarray:
 
 
 def mode_projections(maps: np.ndarray, U: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """``u_a^T M v_a`` for maps ``(..., T, d_out, d_in)``: returns ``(..., m, T)``."""
+    """Project maps onto the task's modes: ``u_a^T M v_a`` for each mode ``a``.
+
+    Parameters
+    ----------
+    maps : array_like, shape (..., T, d_out, d_in)
+        Finite maps, for instance ``Training.maps`` (R, T, d_out, d_in).
+    U : array_like, shape (d_out, m)
+        Left singular vectors ``u_a``.
+    V : array_like, shape (d_in, m)
+        Right singular vectors ``v_a``, as many as ``U``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., m, T)
+        The value of each mode at each time step, comparable with a profile ``s``.
+    """
     shape = real_array("maps", maps).shape
     U_shape, V_shape = real_array("U", U, ndim=2).shape, real_array("V", V, ndim=2).shape
     if len(shape) < 3:
@@ -85,7 +143,25 @@ def mode_projections(maps: np.ndarray, U: np.ndarray, V: np.ndarray) -> np.ndarr
 
 
 def reduced_loss(a, b, c, s) -> float:
-    """``sum_a L_a = 1/2 sum_a sum_i (s_a(i) - a b^{T-i} c)^2``; ``a, b, c (m,)``."""
+    """The reduced loss ``sum_a L_a = 1/2 sum_a sum_i (s_a(i) - a b^{T-i} c)^2``.
+
+    Parameters
+    ----------
+    a : array_like, shape (m,)
+        Output scalar of each mode: a 1-d array of ``m`` values, or of one used for all.
+    b : array_like, shape (m,)
+        Recurrent scalar of each mode.
+    c : array_like, shape (m,)
+        Input scalar of each mode.
+    s : array_like, shape (m, T)
+        Finite profiles in time order.
+
+    Returns
+    -------
+    float
+        The loss, ``>= 0``; for the task ``make_task(U, V, s)`` it equals the exact loss of
+        the aligned network ``init_aligned(U, V, a, b, c, ...)``.
+    """
     s = check_profiles(s)
     for name, value in (("a", a), ("b", b), ("c", c)):
         _per_mode(name, value, s.shape[0], scalar=False)
@@ -100,7 +176,24 @@ def _residuals(a, b, c, s) -> np.ndarray:
 
 
 def reduced_gradient(a, b, c, s) -> np.ndarray:
-    """``-dL_a/d(a, b, c)``, the right-hand side of the scalar ODEs: ``(3, m)``."""
+    """The negative gradient ``-dL_a/d(a, b, c)``: the right-hand side of the scalar ODEs.
+
+    Parameters
+    ----------
+    a : array_like, shape (m,)
+        Output scalar of each mode: a 1-d array of ``m`` values, or of one used for all.
+    b : array_like, shape (m,)
+        Recurrent scalar of each mode.
+    c : array_like, shape (m,)
+        Input scalar of each mode.
+    s : array_like, shape (m, T)
+        Finite profiles in time order.
+
+    Returns
+    -------
+    numpy.ndarray, shape (3, m)
+        Rows ``da/dt``, ``db/dt``, ``dc/dt``.
+    """
     s = check_profiles(s)
     for name, value in (("a", a), ("b", b), ("c", c)):
         _per_mode(name, value, s.shape[0], scalar=False)
@@ -123,8 +216,26 @@ def _reduced_gradient(a, b, c, s) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ReducedTrajectory:
-    """``times (R,)``, ``a, b, c (R, m)``, the length ``T`` and the predicted mode maps
-    ``(R, m, T)`` (``a b^{T-i} c`` in time order)."""
+    """Trajectory of the reduced dynamics: the scalars of every mode over time.
+
+    Parameters
+    ----------
+    times : numpy.ndarray, shape (R,)
+        Times of the rows (for gradient descent, ``step * lr``).
+    a : numpy.ndarray, shape (R, m)
+        Output scalar of each mode at each time.
+    b : numpy.ndarray, shape (R, m)
+        Recurrent scalar.
+    c : numpy.ndarray, shape (R, m)
+        Input scalar.
+    T : int
+        Sequence length of the task.
+
+    Notes
+    -----
+    ``maps`` (R, m, T) are the predicted mode maps ``a b^{T-i} c`` in time order, comparable
+    with :func:`mode_projections` of a network's sequence maps.
+    """
 
     times: np.ndarray
     a: np.ndarray
@@ -142,7 +253,35 @@ class ReducedTrajectory:
 def reduced_flow(s, a0, b0, c0, times, rtol: float = 1e-9) -> ReducedTrajectory:
     """Integrate the scalar gradient-flow ODEs of every mode from ``(a0, b0, c0)`` and return
     them at ``times`` (increasing, from 0; gradient-descent step ``n`` at ``lr`` is time
-    ``n lr``)."""
+    ``n lr``).
+
+    Integrated by scipy's ``solve_ivp`` (``DOP853``, absolute tolerance ``1e-14``).
+
+    Parameters
+    ----------
+    s : array_like, shape (m, T)
+        Finite profiles in time order (a 1-d array is one mode).
+    a0 : float or array_like, shape (m,)
+        Initial output scalar of each mode (one value is used for every mode).
+    b0 : float or array_like, shape (m,)
+        Initial recurrent scalar.
+    c0 : float or array_like, shape (m,)
+        Initial input scalar.
+    times : array_like, shape (R,)
+        Non-decreasing times, the first ``>= 0``.
+    rtol : float, default 1e-9
+        Relative tolerance of the solver, in ``[0, 1]``.
+
+    Returns
+    -------
+    ReducedTrajectory
+        ``a``, ``b``, ``c`` (R, m) at ``times``.
+
+    Raises
+    ------
+    RuntimeError
+        If the ODE solver fails.
+    """
     s = check_profiles(s)
     m = s.shape[0]
     times = real_array("times", times, nonempty=False)
@@ -182,6 +321,25 @@ def matched_initial_condition(net, U: np.ndarray, V: np.ndarray) -> np.ndarray:
     with the same future starts at ``a0 = c0 = ||z0 + w0|| / 2`` and, along the hidden
     direction ``r = (z0 + w0) / ||z0 + w0||``, at ``b0 = r^T W_h r``. No fitting to the
     trajectory.
+
+    Parameters
+    ----------
+    net : LinearRNN
+        The (unaligned) network, for instance from ``init_random``.
+    U : array_like, shape (d_out, m)
+        The task's left singular vectors.
+    V : array_like, shape (d_in, m)
+        The task's right singular vectors.
+
+    Returns
+    -------
+    numpy.ndarray, shape (3, m)
+        Rows ``a0``, ``b0``, ``c0``, to pass to :func:`reduced_flow` or :func:`reduced_gd`.
+
+    Raises
+    ------
+    ValueError
+        If the network has no weight along some mode (``z0 + w0 = 0``).
     """
     _check_net(net)
     U, V = real_array("U", U, ndim=2), real_array("V", V, ndim=2)
@@ -200,7 +358,31 @@ def matched_initial_condition(net, U: np.ndarray, V: np.ndarray) -> np.ndarray:
 
 
 def reduced_gd(s, a0, b0, c0, lr: float, steps: int) -> ReducedTrajectory:
-    """The same reduced system under discrete gradient descent (step ``lr``), every step."""
+    """The reduced system under discrete gradient descent (step ``lr``), recorded every step.
+
+    ``theta <- theta + lr * reduced_gradient(theta)`` for ``theta = (a, b, c)``: the scalar
+    counterpart of :func:`~icml25.lrnn_dynamics.network.train` from an aligned start.
+
+    Parameters
+    ----------
+    s : array_like, shape (m, T)
+        Finite profiles in time order (a 1-d array is one mode).
+    a0 : float or array_like, shape (m,)
+        Initial output scalar of each mode (one value is used for every mode).
+    b0 : float or array_like, shape (m,)
+        Initial recurrent scalar.
+    c0 : float or array_like, shape (m,)
+        Initial input scalar.
+    lr : float
+        Step size, ``> 0``.
+    steps : int
+        Gradient steps, ``>= 0``.
+
+    Returns
+    -------
+    ReducedTrajectory
+        ``times = lr * arange(steps + 1)`` and ``a``, ``b``, ``c`` of shape (steps + 1, m).
+    """
     s = check_profiles(s)
     lr = check_real("lr", lr, low=0.0, high=np.inf, low_open=True, high_open=True)
     steps = check_int("steps", steps, minimum=0)

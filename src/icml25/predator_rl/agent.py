@@ -64,10 +64,33 @@ def variance_penalised_target(
     gamma: float,
     penalty: float,
 ) -> torch.Tensor:
-    """Eq. of the VP target above. ``reward``, ``done`` (B,); ``q_next_*`` (K, B, A) -> (B,).
+    """Variance-penalised TD target of a batch of transitions (the equation of the module).
 
-    ``penalty`` is lambda (>= 0); with K = A = 1 the variance term is taken as 0. ``done``
-    holds 0 or 1; every tensor must be finite.
+    ``y = r + gamma (1 - done) [min_k Qbar_k(s', a*) - lambda clip(Var_{k,a} Q_k(s', a))]``,
+    with ``a*`` the greedy action of the online heads' mean and the variance (ddof 1) taken over
+    heads and actions together, clipped to ``[0, 1000]``. With K = A = 1 the variance term is
+    taken as 0.
+
+    Parameters
+    ----------
+    reward : torch.Tensor
+        Rewards ``r`` (B,), floating point and finite.
+    done : torch.Tensor
+        Termination flags (B,), floating point, each 0 or 1.
+    q_next_online : torch.Tensor
+        Online heads' values ``Q_k(s', a)`` (K, B, A) at the next states, finite.
+    q_next_target : torch.Tensor
+        Target heads' values ``Qbar_k(s', a)`` (K, B, A), same shape, finite.
+    gamma : float
+        Discount factor, in ``[0, 1]``.
+    penalty : float
+        Weight ``lambda`` of the variance penalty, ``>= 0`` and finite; 0 gives the plain
+        ensemble-minimum target.
+
+    Returns
+    -------
+    torch.Tensor
+        Targets ``y`` (B,).
     """
     check_real("penalty (lambda)", penalty, low=0.0, high=INF)
     check_real("gamma", gamma, low=0.0, high=1.0)
@@ -104,7 +127,25 @@ def _vp_target(reward, done, q_next_online, q_next_target, gamma, penalty) -> to
 
 
 class EnsembleQ(nn.Module):
-    """K independent MLPs (D -> hidden -> hidden -> A) evaluated as one batched product."""
+    """K independent MLPs (D -> hidden -> hidden -> A) evaluated as one batched product.
+
+    Two ReLU hidden layers; every weight and bias starts uniform in
+    ``[-1/sqrt(fan_in), 1/sqrt(fan_in)]``. ``forward`` maps observations (B, D) to values
+    (K, B, A).
+
+    Parameters
+    ----------
+    obs_dim : int
+        Observation size ``D``, ``>= 1``.
+    n_actions : int
+        Number of actions ``A``, ``>= 1``.
+    heads : int
+        Number of heads ``K``, ``>= 1``.
+    hidden : int
+        Width of both hidden layers, ``>= 1``.
+    seed : int
+        Seed of the torch generator of the initial weights.
+    """
 
     def __init__(self, obs_dim: int, n_actions: int, heads: int, hidden: int, seed: int) -> None:
         super().__init__()
@@ -147,9 +188,22 @@ class AmplifiedReplayBuffer:
     """A ring buffer of transitions that knows which episode each came from and whether that
     episode ended in capture.
 
-    ``negative_fraction`` (rho in [0, 1]) or ``None``: share of each batch drawn from capture
-    episodes (``None``: plain uniform sampling); ``negative_scale`` (kappa >= 1): factor on
-    negative rewards at sampling time. Each pool is sampled uniformly with replacement.
+    Each pool is sampled uniformly with replacement; when one pool is empty the other fills the
+    batch.
+
+    Parameters
+    ----------
+    capacity : int
+        Most transitions held, ``>= 1``; the oldest are overwritten first.
+    obs_dim : int
+        Observation size ``D``, ``>= 1``.
+    negative_fraction : float or None, default None
+        Share ``rho`` of each batch drawn from capture episodes, in ``[0, 1]``; None means plain
+        uniform sampling over all stored transitions.
+    negative_scale : float, default 1.0
+        Factor ``kappa`` on negative rewards at sampling time, ``>= 1``.
+    seed : int, numpy.random.Generator or None, default None
+        Seed of the sampling generator, or the generator itself.
     """
 
     def __init__(
@@ -254,7 +308,42 @@ class AmplifiedReplayBuffer:
 
 @dataclass(frozen=True)
 class AgentConfig:
-    """The agent; ``penalty`` (lambda) and ``negative_fraction`` switch the two mechanisms."""
+    """The agent's settings; ``penalty`` (lambda) and ``negative_fraction`` switch the two
+    mechanisms.
+
+    Parameters
+    ----------
+    heads : int, default 5
+        Number of Q heads ``K``, ``>= 1``.
+    hidden : int, default 64
+        Width of the heads' two hidden layers, ``>= 1``.
+    gamma : float, default 0.97
+        Discount factor, in ``[0, 1]``.
+    lr : float, default 1e-3
+        Adam learning rate, ``> 0``.
+    batch : int, default 128
+        Transitions per update, ``>= 1``.
+    tau : float, default 0.02
+        Polyak rate of the target heads, in ``[0, 1]``.
+    penalty : float, default 0.0
+        Variance penalty ``lambda``, ``>= 0``; the official VP-TD-MPC2 uses 0.2.
+    negative_fraction : float or None, default None
+        Share ``rho`` of each batch from capture episodes, in ``[0, 1]``, or None for uniform
+        sampling; the official value is 0.35.
+    negative_scale : float, default 1.0
+        Factor ``kappa`` on negative rewards, ``>= 1``; the official value is 200.
+    buffer : int, default 50_000
+        Capacity of the replay buffer, ``>= 1``.
+    eps_start : float, default 1.0
+        Exploration rate epsilon at the start of training, in ``[0, 1]``.
+    eps_end : float, default 0.05
+        Exploration rate after the decay, in ``[0, 1]``.
+    eps_fraction : float, default 0.4
+        Share of the training steps over which epsilon falls linearly from ``eps_start`` to
+        ``eps_end``, in ``[0, 1]``.
+    grad_clip : float, default 10.0
+        Largest global gradient norm of an update, ``> 0``.
+    """
 
     heads: int = 5
     hidden: int = 64
@@ -289,7 +378,26 @@ class AgentConfig:
 
 class EnsembleDQN:
     """A DQN with K Q heads: epsilon-greedy on the heads' mean, one update per call of
-    ``update`` (Huber loss of every head to the same target, Adam, Polyak target heads)."""
+    ``update`` (Huber loss of every head to the same target, Adam, Polyak target heads).
+
+    Parameters
+    ----------
+    obs_dim : int
+        Observation size ``D``, ``>= 1``.
+    n_actions : int
+        Number of actions ``A``, ``>= 1``.
+    config : AgentConfig
+        Heads, widths, rates and the two risk-averse mechanisms.
+    seed : int
+        Seed of the initial weights; the target heads start as a copy of the online ones.
+
+    Notes
+    -----
+    Attributes: ``q`` and ``q_target`` (:class:`EnsembleQ`), ``optim`` (Adam on ``q``).
+    ``act(obs, epsilon, rng)`` maps observations (E, D) to actions (E,); ``update(batch)``
+    makes one gradient step on a batch from :meth:`AmplifiedReplayBuffer.sample` and returns
+    the loss.
+    """
 
     def __init__(self, obs_dim: int, n_actions: int, config: AgentConfig, seed: int) -> None:
         if not isinstance(config, AgentConfig):

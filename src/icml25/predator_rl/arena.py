@@ -37,6 +37,27 @@ class Layout:
 
     Raises ``ValueError`` when the start or the goal is not a free cell of the grid, or when no
     path of free cells joins them (an arena the prey cannot solve).
+
+    Parameters
+    ----------
+    walls : numpy.ndarray
+        Obstacle mask (H, W), bool, at least 2 cells (copied and made read-only).
+    start : tuple of int
+        The prey's start ``(row, col)``, a free cell.
+    goal : tuple of int
+        The goal ``(row, col)``, a free cell other than the start.
+    open_quantile : float, default 0.5
+        Open ground is the cells more exposed than this quantile of the free cells' exposure,
+        in ``[0, 1)``.
+    _cache : dict, optional
+        Internal storage; leave it out.
+
+    Notes
+    -----
+    Derived tables, over the N free cells numbered row-major: ``cells`` (N, 2), ``index``
+    (H, W) (-1 on obstacles), ``visibility`` (N, N) bool, ``distances`` (N, N) hops,
+    ``next_hop`` (N, N), ``transitions`` (N, 5), ``exposure`` (N,), ``open_ground`` (N,) bool
+    and ``predator_spawns``; ``start_index`` and ``goal_index`` are free-cell numbers.
     """
 
     walls: np.ndarray
@@ -160,7 +181,21 @@ def line_of_sight(walls: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray
     the segment ``p(t) = a + t (b - a)``, ``t in [0, 1]``, meets it when the parameter ranges
     over which each coordinate lies inside the square (slab clipping, Liang and Barsky) overlap.
     Touching counts, so a diagonal gap between two obstacles that meet at a corner blocks the
-    view. ``walls`` (H, W) bool; ``a`` (A, 2) and ``b`` (B, 2) finite cell coordinates.
+    view.
+
+    Parameters
+    ----------
+    walls : numpy.ndarray
+        Obstacle mask (H, W), bool.
+    a : array_like
+        Cell coordinates (A, 2) ``(row, col)`` of the segments' first ends, finite.
+    b : array_like
+        Cell coordinates (B, 2) of the segments' other ends, finite.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bool (A, B): True where the segment from ``a[i]`` to ``b[j]`` meets no obstacle.
     """
     walls = np.asarray(walls)
     if walls.ndim != 2 or walls.dtype != bool:
@@ -226,6 +261,22 @@ def make_layout(kind: str = "occluded", size: int = 11, seed: int = 0, blocks: i
     - ``"open"``: no obstacle;
     - ``"random"``: ``blocks`` random rectangles drawn from ``seed``, redrawn until start and
       goal are joined.
+
+    Parameters
+    ----------
+    kind : {"occluded", "open", "random"}, default "occluded"
+        Which arena to build (see above).
+    size : int, default 11
+        Side of the square grid, ``>= 5`` (``size**4`` at most ``2**30``).
+    seed : int, default 0
+        Seed of a ``"random"`` layout, ``>= 0``; unused by the other kinds.
+    blocks : int, default 5
+        Number of rectangles (1 or 2 cells per side) of a ``"random"`` layout, ``>= 0``.
+
+    Returns
+    -------
+    Layout
+        The arena; start ``(size // 2, 0)``, goal ``(size // 2, size - 1)``.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")

@@ -36,7 +36,25 @@ CAPTURED, SUCCESS, TIMEOUT = -1, 1, 0
 
 @dataclass(frozen=True)
 class ArenaConfig:
-    """The task's constants (shared by ``PreyArenaEnv`` and ``VecPreyArena``)."""
+    """The task's constants (shared by ``PreyArenaEnv`` and ``VecPreyArena``).
+
+    Parameters
+    ----------
+    max_steps : int, default 100
+        Steps after which an episode is truncated, a Python int ``>= 1``.
+    predator_speed : float, default 1.0
+        Mean predator hops per step, in ``[0, 4]``: the integer part every step and one more
+        with probability equal to the fractional part.
+    capture_radius : float, default 1.0
+        Capture distance in cells, between cell centres, finite and ``>= 0``.
+    goal_reward : float, default 1.0
+        Reward on reaching the goal, finite.
+    capture_reward : float, default -1.0
+        Reward on capture, finite.
+    random_start : float, default 0.0
+        Share of exploring starts (the prey on a random free cell other than the goal, the
+        predator on a cell that does not see it), in ``[0, 1]``.
+    """
 
     max_steps: int = 100
     predator_speed: float = 1.0  # mean hops per step
@@ -68,6 +86,23 @@ class VecPreyArena:
     (E,) and ``info``, a dict of (E,) arrays: ``outcome`` (1 goal, -1 captured, 0 otherwise),
     ``length`` (steps so far), ``waits`` (wait/peek actions so far), ``cover_steps`` (steps
     ending in a cover cell before the prey first set foot on open ground: the caution measure).
+
+    Parameters
+    ----------
+    layout : Layout or None, default None
+        The arena shared by all copies; None means ``make_layout("occluded")``.
+    num_envs : int, default 1
+        Number of arenas ``E``, ``>= 1``.
+    config : ArenaConfig or None, default None
+        The task's constants; None means ``ArenaConfig()``.
+    seed : int, numpy.random.Generator or None, default None
+        Seed of the generator of starts and predator moves, or the generator itself.
+
+    Notes
+    -----
+    Attributes: ``n_cells`` (N, the free cells), ``obs_dim`` (``2 N + 1``), and the state
+    arrays ``prey``, ``predator`` (E,) free-cell numbers and ``t`` (E,) steps so far. All
+    arenas are reset on construction.
     """
 
     def __init__(
@@ -199,9 +234,27 @@ class VecPreyArena:
 class PreyArenaEnv(gym.Env):
     """One arena to Gymnasium's API (``gymnasium.utils.env_checker.check_env`` passes).
 
-    ``layout``: a ``Layout`` or a kind for ``make_layout`` (``"occluded"``, ``"open"``,
-    ``"random"`` with ``layout_seed``). ``info`` carries ``outcome`` (1 goal, -1 captured, 0
-    otherwise), ``is_success``, ``length``, ``waits`` and ``cover_steps``.
+    ``info`` carries ``outcome`` (1 goal, -1 captured, 0 otherwise), ``is_success``,
+    ``length``, ``waits`` and ``cover_steps``.
+
+    Parameters
+    ----------
+    layout : Layout or str, default "occluded"
+        A ``Layout``, or a kind for ``make_layout``: ``"occluded"``, ``"open"`` or ``"random"``
+        (drawn from ``layout_seed``).
+    config : ArenaConfig or None, default None
+        The task's constants; None means ``ArenaConfig()``.
+    render_mode : {None, "rgb_array"}, default None
+        With ``"rgb_array"``, ``render`` returns the image of :func:`render_arena`.
+    layout_seed : int, default 0
+        Seed of a ``"random"`` layout (used only when ``layout`` is a string).
+    size : int, default 11
+        Side of the square arena built from a string ``layout``, ``>= 5``.
+
+    Notes
+    -----
+    Observations are float32 vectors (2 N + 1,) in ``[0, 1]``; actions are ``Discrete(5)``.
+    ``reset(seed=...)`` makes the episode's random stream Gymnasium's ``np_random``.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 8}
@@ -258,8 +311,27 @@ COLOURS = {
 def render_arena(
     layout: Layout, prey: int | None = None, predator: int | None = None, scale: int = 16
 ) -> np.ndarray:
-    """(H * scale, W * scale, 3) uint8: obstacles dark, open ground pale yellow, cover grey, start
-    blue, goal green, and the prey (blue) and predator (red) cells (free-cell numbers)."""
+    """Draw an arena as an RGB image, with the prey and the predator if given.
+
+    Obstacles are dark, open ground pale yellow, cover grey, the start light blue, the goal
+    green, the prey blue and the predator red.
+
+    Parameters
+    ----------
+    layout : Layout
+        The arena, of grid shape (H, W).
+    prey : int or None, default None
+        Free-cell number of the prey, in ``[0, N)``; None draws no prey.
+    predator : int or None, default None
+        Free-cell number of the predator, in ``[0, N)``; None draws no predator.
+    scale : int, default 16
+        Pixels per cell side, ``>= 1`` (the image may hold at most ``2**30`` bytes).
+
+    Returns
+    -------
+    numpy.ndarray
+        Image (H * scale, W * scale, 3), uint8.
+    """
     if not isinstance(layout, Layout):
         raise TypeError(f"layout must be a Layout, got {type(layout).__name__}")
     check_int("scale", scale, minimum=1)

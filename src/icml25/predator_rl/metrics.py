@@ -20,10 +20,28 @@ from icml25.predator_rl.env import CAPTURED, SUCCESS
 
 
 def episode_metrics(outcome, length, cover_steps, waits) -> dict[str, float]:
-    """Each argument (n,) per episode; -> the metrics above (steps to goal is NaN without a
-    success, caution without a crossing; ``caution_success`` is the caution of the successful
-    episodes only). ``outcome`` holds -1, 0 or 1; the counts are finite, >= 0, one per episode,
-    and ``cover_steps`` and ``waits`` are at most ``length``."""
+    """The metrics of the module over a set of episodes.
+
+    Parameters
+    ----------
+    outcome : array_like of int
+        Outcome (n,) of each episode: -1 captured, 1 goal, 0 otherwise; ``n >= 1``.
+    length : array_like
+        Steps (n,) of each episode, finite and ``>= 0``.
+    cover_steps : array_like
+        Steps (n,) spent in cover before first reaching open ground, at least 0 and at most
+        ``length``.
+    waits : array_like
+        Wait/peek actions (n,) of each episode, at least 0 and at most ``length``.
+
+    Returns
+    -------
+    dict of str to float
+        ``capture_rate``, ``success_rate``, ``steps_to_goal`` (NaN without a success),
+        ``caution`` (over the episodes that cross, NaN without a crossing), ``caution_all``,
+        ``crossing_rate``, ``caution_success`` (over the successful episodes, NaN without
+        one), ``waits`` (mean) and ``episodes`` (n).
+    """
     n = len(int_array("outcome", outcome, ndim=1, low=-1, high=1, nonempty=False))
     if n == 0:
         raise ValueError("outcome must hold at least one episode")

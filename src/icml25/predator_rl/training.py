@@ -20,6 +20,24 @@ from icml25.predator_rl.metrics import episode_metrics
 
 @dataclass(frozen=True)
 class TrainConfig:
+    """Settings of the training loop of :func:`train` (checked there).
+
+    Parameters
+    ----------
+    num_envs : int, default 16
+        Arenas ``E`` stepped together, ``>= 1``.
+    steps : int, default 4000
+        Vector steps of training, ``>= 1`` (``steps * num_envs`` transitions).
+    warmup : int, default 100
+        Vector steps before the first gradient update, ``>= 0``.
+    updates_per_step : int, default 1
+        Gradient updates per vector step after the warm-up, ``>= 0``.
+    eval_episodes : int, default 200
+        Greedy evaluation episodes after training, ``>= 1``.
+    random_start : float, default 0.5
+        Share of exploring starts during training, in ``[0, 1]``; evaluation uses none.
+    """
+
     num_envs: int = 16
     steps: int = 4000  # vector steps (transitions: steps * num_envs)
     warmup: int = 100
@@ -36,10 +54,34 @@ def train(
     arena_config: ArenaConfig | None = None,
     record: int = 0,
 ) -> dict:
-    """Train one agent; -> ``episodes`` (dict of (n,) arrays: ``end_step`` in transitions,
-    ``outcome``, ``length``, ``cover_steps``, ``waits`` of every training episode), ``final``
-    (the greedy evaluation's metrics), ``trajectories`` (prey and predator cells of the first
-    ``record`` evaluation episodes) and the agent."""
+    """Train one ``EnsembleDQN`` on a layout, then evaluate its greedy policy.
+
+    Parameters
+    ----------
+    layout : Layout
+        The arena to train and evaluate on.
+    agent_config : AgentConfig
+        The agent and its risk-averse mechanisms.
+    train_config : TrainConfig
+        Arenas, steps, warm-up, updates and evaluation episodes.
+    seed : int
+        Seed of the whole run (arenas, buffer, exploration and weights), ``>= 0``.
+    arena_config : ArenaConfig or None, default None
+        The task's constants (None: ``ArenaConfig()``); training replaces its ``random_start``
+        by ``train_config.random_start``, evaluation keeps it.
+    record : int, default 0
+        Number of evaluation episodes whose cells are recorded, in
+        ``[0, train_config.eval_episodes]``.
+
+    Returns
+    -------
+    dict
+        ``"episodes"``: dict of (n,) arrays over the training episodes, ``end_step`` (in
+        transitions), ``outcome``, ``length``, ``cover_steps`` and ``waits``; ``"final"``: the
+        greedy evaluation's metrics (:func:`episode_metrics`); ``"trajectories"``: prey and
+        predator cells of the first ``record`` evaluation episodes; ``"agent"``: the trained
+        ``EnsembleDQN``.
+    """
     if not isinstance(agent_config, AgentConfig):
         raise TypeError(f"agent_config must be an AgentConfig, got {type(agent_config).__name__}")
     if not isinstance(train_config, TrainConfig):
@@ -119,8 +161,33 @@ def evaluate(
     epsilon: float = 0.0,
     record: int = 0,
 ) -> tuple[dict[str, float], list[dict]]:
-    """Run ``episodes`` episodes at once with the greedy policy (``epsilon`` = 0); -> metrics of
-    ``episode_metrics`` and the cells visited in the first ``record`` episodes."""
+    """Run ``episodes`` episodes at once, one arena each, with the agent's policy.
+
+    Parameters
+    ----------
+    agent : EnsembleDQN
+        The agent; its observation size must match the layout's.
+    layout : Layout
+        The arena.
+    episodes : int
+        Number of episodes, ``>= 1``.
+    seed : int
+        Seed of the actions' generator, ``>= 0``; the arenas use ``seed + 1``.
+    arena_config : ArenaConfig or None, default None
+        The task's constants; None means ``ArenaConfig()``.
+    epsilon : float, default 0.0
+        Exploration rate, in ``[0, 1]``; 0 is the greedy policy.
+    record : int, default 0
+        Number of episodes whose cells are recorded, in ``[0, episodes]``.
+
+    Returns
+    -------
+    metrics : dict of str to float
+        The metrics of :func:`episode_metrics` over the episodes.
+    trajectories : list of dict
+        For each of the first ``record`` episodes: ``"prey"`` and ``"predator"``, the lists of
+        free-cell numbers from the start, and ``"outcome"`` (1 goal, -1 captured, 0 timeout).
+    """
     if not isinstance(agent, EnsembleDQN):
         raise TypeError(f"agent must be an EnsembleDQN, got {type(agent).__name__}")
     check_int("episodes", episodes, minimum=1)

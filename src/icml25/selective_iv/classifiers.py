@@ -54,9 +54,16 @@ class WeakInstrumentWarning(UserWarning):
 
 
 def default_nuisance() -> HistGradientBoostingRegressor:
-    """Our default nuisance model: gradient-boosted trees fitted to each conditional mean (the
-    official code uses ``HistGradientBoostingClassifier(max_iter=500)``; pass it as
-    ``nuisance=`` for the paper's exact choice, about 15x slower)."""
+    """Our default nuisance model: gradient-boosted regression trees for each conditional mean.
+
+    The official code uses ``HistGradientBoostingClassifier(max_iter=500)``; pass it as
+    ``nuisance=`` for the paper's exact choice, about 15x slower.
+
+    Returns
+    -------
+    HistGradientBoostingRegressor
+        A new, unfitted ``HistGradientBoostingRegressor(max_iter=100, early_stopping=False)``.
+    """
     return HistGradientBoostingRegressor(max_iter=100, early_stopping=False)
 
 
@@ -134,41 +141,69 @@ class UCLClassifier(_ScoreClassifier):
 
     Parameters
     ----------
-    identification : ``"point"`` or ``"partial"``.
-    nuisance : scikit-learn classifier or regressor for each conditional mean; None:
+    identification : {"point", "partial"}, default "point"
+        Wald-ratio point identification of ``eta``, or bounds intersected over the levels.
+    nuisance : estimator or None, default None
+        Scikit-learn classifier or regressor, cloned for each conditional mean; None:
         :func:`default_nuisance`.
-    n_folds : folds of cross-fitting (official: 5).
-    a, b : bounds on ``P(Y = k | x, z, D = 0)`` (partial; official ``0, 1``).
-    quantile : robust intersection over levels (partial; official 0.8, tight 1.0).
-    clip_quantile : point weights clipped at this quantile per fold (official 0.9), None: no clip.
-    weak_first_stage : a unit's first stage is weak where the change of ``P(D = 1 | x, z)`` per
-        unit of ``z`` (``first_stage_``) is below this in absolute value; point identification
-        warns (:class:`WeakInstrumentWarning`) when more than a tenth of the units are weak.
-    output_relu : ``f(x) = ReLU(x A^T + c)`` as the official code (True, what the reproduction
-        runs) or the linear scores ``x A^T + c`` (False, the default): with the ReLU, units whose
-        scores are all negative tie at 0 and the fit can stall (61% training accuracy on three
+    n_folds : int, default 5
+        Folds of cross-fitting, ``>= 2`` and at most ``n`` (official: 5).
+    a : float, default 0.0
+        Lower bound on ``P(Y = k | x, z, D = 0)``, in ``[0, 1]`` (partial only; official 0).
+    b : float, default 1.0
+        Upper bound on ``P(Y = k | x, z, D = 0)``, in ``[a, 1]`` (partial only; official 1).
+    quantile : float, default 0.8
+        Robust intersection over levels, in ``[0.5, 1]`` (partial only; official 0.8, tight
+        1.0); see ``partial_identification_bounds``.
+    clip_quantile : float or None, default 0.9
+        Point weights are clipped at this quantile of each column per fold, in ``[0, 1]``
+        (official 0.9); None: no clip.
+    weak_first_stage : float, default 0.02
+        Threshold, ``>= 0``: a unit's first stage is weak where the change of
+        ``P(D = 1 | x, z)`` per unit of ``z`` (``first_stage_``) is below this in absolute
+        value; point identification warns (:class:`WeakInstrumentWarning`) when more than a
+        tenth of the units are weak.
+    output_relu : bool, default False
+        Scores ``f(x) = ReLU(x A^T + c)`` as the official code (True, what the reproduction
+        runs) or the linear scores ``x A^T + c`` (False): with the ReLU, units whose scores
+        are all negative tie at 0 and the fit can stall (61% training accuracy on three
         Gaussian blobs against 93% with linear scores, and scikit-learn's
         ``check_classifiers_train`` fails).
-    lr, epochs : Adam step and full-batch epochs (official 0.005, 200).
-    random_state : int, RandomState or None; seeds the folds and the initialisation.
+    lr : float, default 0.005
+        Adam step size, ``> 0`` (official 0.005).
+    epochs : int, default 200
+        Full-batch Adam epochs, ``>= 1`` (official 200).
+    random_state : int, RandomState or None, default None
+        Seeds the folds and the initialisation.
 
     Attributes
     ----------
-    classes_ : ``(K,)`` labels seen among the labelled units.
-    coef_, intercept_ : ``(K, d)``, ``(K,)`` of ``f``.
-    weights_ : ``(n, K)`` the cross-fitted UCL weights ``W_k(x_i)`` of the training units.
-    levels_ : ``(L,)`` the instrument's levels.
-    first_stage_ : ``(n,)`` the cross-fitted per-unit first stage, the least-squares slope of
-        ``P(D = 1 | x, z)`` over the levels (one nuisance model on ``(X, Z)``, the partial
-        variant's; point UCL fits it for this diagnostic only). The Wald denominator estimated
-        from three separate models (``wald_denominator_``) is a difference of two large,
-        noisy numbers and hides a weak instrument (README: "weak first stage").
-    weak_first_stage_ : ``(n,)`` bool, ``|first_stage_| < weak_first_stage``.
-    wald_denominator_ : ``(n,)`` point only: the estimated ``Cov(D, Z | x)`` the ratio divides by.
+    classes_ : ndarray, shape (K,)
+        Labels seen among the labelled units.
+    coef_ : ndarray, shape (K, d)
+        Weights ``A`` of the scores ``f``.
+    intercept_ : ndarray, shape (K,)
+        Intercepts ``c`` of the scores ``f``.
+    weights_ : ndarray, shape (n, K)
+        The cross-fitted UCL weights ``W_k(x_i)`` of the training units.
+    levels_ : ndarray, shape (L,)
+        The instrument's levels.
+    first_stage_ : ndarray, shape (n,)
+        The cross-fitted per-unit first stage, the least-squares slope of ``P(D = 1 | x, z)``
+        over the levels (one nuisance model on ``(X, Z)``, the partial variant's; point UCL
+        fits it for this diagnostic only). The Wald denominator estimated from three separate
+        models (``wald_denominator_``) is a difference of two large, noisy numbers and hides
+        a weak instrument (README: "weak first stage").
+    weak_first_stage_ : ndarray of bool, shape (n,)
+        ``|first_stage_| < weak_first_stage``.
+    wald_denominator_ : ndarray, shape (n,)
+        Point only: the estimated ``Cov(D, Z | x)`` the ratio divides by.
 
-    Shapes: ``X (n, d)``, ``y (n,)`` (entries where ``decision == 0`` are ignored and may be
-    anything, e.g. nan), ``decision (n,)`` in {0, 1}, ``instrument (n,)`` numeric with
-    ``L >= 2`` levels.
+    Notes
+    -----
+    Shapes in ``fit``: ``X (n, d)``, ``y (n,)`` (entries where ``decision == 0`` are ignored
+    and may be anything, e.g. nan), ``decision (n,)`` in {0, 1}, ``instrument (n,)`` numeric
+    and finite with ``L >= 2`` levels.
     """
 
     def __init__(
@@ -277,12 +312,37 @@ class UCLClassifier(_ScoreClassifier):
 class ERMClassifier(_ScoreClassifier):
     """Empirical risk minimisation on the labelled units: the paper's baselines.
 
-    ``weighting="none"``: selected-sample ERM (cross-entropy on the units with
-    ``decision == 1``); fitted with ``decision=None`` (all labelled) it is the full-label
-    oracle. ``weighting="ipw"``: each labelled unit weighted by ``1 / P(D = 1 | x)``, the
-    propensity cross-fitted on all units with ``propensity`` (None: :func:`default_nuisance`),
-    clipped at its ``clip_quantile`` per fold (official 0.9). ``lr, epochs``: official 0.01, 200.
-    ``output_relu``: as :class:`UCLClassifier`.
+    Cross-entropy on the units with ``decision == 1``; fitted with ``decision=None`` (all
+    labelled) it is the full-label oracle.
+
+    Parameters
+    ----------
+    weighting : {"none", "ipw"}, default "none"
+        ``"none"``: selected-sample ERM, every labelled unit weighted 1. ``"ipw"``: each
+        labelled unit weighted by ``1 / P(D = 1 | x)``, the propensity cross-fitted on all
+        units (floored at 1e-12 before inverting).
+    propensity : estimator or None, default None
+        Scikit-learn classifier or regressor for ``P(D = 1 | x)`` (``"ipw"`` only); None:
+        :func:`default_nuisance`.
+    n_folds : int, default 5
+        Folds of cross-fitting of the propensity, ``>= 2`` and at most ``n`` (``"ipw"`` only).
+    clip_quantile : float or None, default 0.9
+        The inverse propensities are clipped at this quantile per fold, in ``[0, 1]``
+        (``"ipw"`` only; official 0.9); None: no clip.
+    output_relu : bool, default False
+        Scores ``ReLU(x A^T + c)`` (True, the official code) or ``x A^T + c``; as in
+        :class:`UCLClassifier`.
+    lr : float, default 0.01
+        Adam step size, ``> 0`` (official 0.01).
+    epochs : int, default 200
+        Full-batch Adam epochs, ``>= 1`` (official 200).
+    random_state : int, RandomState or None, default None
+        Seeds the folds and the initialisation.
+
+    Notes
+    -----
+    After ``fit``: ``classes_`` (K,) the labels seen among the labelled units, ``coef_`` (K, d)
+    and ``intercept_`` (K,) of the scores ``f``.
     """
 
     def __init__(

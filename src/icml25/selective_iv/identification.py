@@ -41,15 +41,25 @@ def point_identified_eta(
 
     Parameters
     ----------
-    m_d, m_z, m_dz : ``(n,)`` ``E[D | x]``, ``E[Z | x]``, ``E[D Z | x]``.
-    m_dy, m_dzy : ``(n, K)`` ``E[D 1{Y=k} | x]``, ``E[D Z 1{Y=k} | x]``.
-    min_cov : ``|Cov(D, Z | x)|`` is floored at this value (sign kept, 0 counted positive), so
-        that units where the instrument is estimated to have no effect get a finite (huge, or
-        0 where the numerator is 0 too) ratio instead of inf or nan.
+    m_d : array_like, shape (n,)
+        ``E[D | x]``.
+    m_z : array_like, shape (n,)
+        ``E[Z | x]``.
+    m_dz : array_like, shape (n,)
+        ``E[D Z | x]``.
+    m_dy : array_like, shape (n, K)
+        ``E[D 1{Y=k} | x]``.
+    m_dzy : array_like, shape (n, K)
+        ``E[D Z 1{Y=k} | x]``.
+    min_cov : float, default 1e-12
+        Floor, ``> 0``, of ``|Cov(D, Z | x)|`` (sign kept, 0 counted positive), so that units
+        where the instrument is estimated to have no effect get a finite (huge, or 0 where the
+        numerator is 0 too) ratio instead of inf or nan.
 
     Returns
     -------
-    eta : ``(n, K)``; rows sum to 1 whenever the moments are coherent
+    eta : ndarray, shape (n, K)
+        The ratio per unit and class; rows sum to 1 whenever the moments are coherent
         (``sum_k m_dy = m_d``, ``sum_k m_dzy = m_dz``). The ratio is not clipped: estimates may
         leave ``[0, 1]`` where the instrument is weak.
     """
@@ -69,8 +79,22 @@ def point_identified_eta(
 
 
 def wald_denominator(m_d: np.ndarray, m_z: np.ndarray, m_dz: np.ndarray) -> np.ndarray:
-    """The first stage of the Wald ratio, ``Cov(D, Z | x) = E[D Z | x] - E[D | x] E[Z | x]``,
-    ``(n,)`` from the moments ``(n,)`` each."""
+    """The first stage of the Wald ratio, ``Cov(D, Z | x) = E[D Z | x] - E[D | x] E[Z | x]``.
+
+    Parameters
+    ----------
+    m_d : array_like, shape (n,)
+        ``E[D | x]``.
+    m_z : array_like, shape (n,)
+        ``E[Z | x]``.
+    m_dz : array_like, shape (n,)
+        ``E[D Z | x]``.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        ``Cov(D, Z | x)`` per unit.
+    """
     m_d, m_z, m_dz = (_vector(name, v) for name, v in (("m_d", m_d), ("m_z", m_z), ("m_dz", m_dz)))
     if not m_d.shape == m_z.shape == m_dz.shape:
         raise ValueError(
@@ -81,21 +105,50 @@ def wald_denominator(m_d: np.ndarray, m_z: np.ndarray, m_dz: np.ndarray) -> np.n
 
 
 def first_stage_slope(m_d, m_z, m_dz, var_z: float) -> np.ndarray:
-    """Per-unit strength of the instrument: ``Cov(D, Z | x) / Var(Z)``, ``(n,)``.
+    """Per-unit strength of the instrument: ``Cov(D, Z | x) / Var(Z)``.
 
     With ``Z`` assigned at random (``Var(Z | x) = Var(Z)``) this is the slope of the linear
     projection of ``P(D = 1 | x, Z)`` on ``Z``: how much the decision probability at ``x``
     moves per unit of the instrument. The Wald ratio divides by ``Cov(D, Z | x)``; where the
     slope is near 0 the instrument is weak at ``x`` and the estimate of ``eta(x)`` is the
     nuisance models' error divided by a tiny number.
+
+    Parameters
+    ----------
+    m_d : array_like, shape (n,)
+        ``E[D | x]``.
+    m_z : array_like, shape (n,)
+        ``E[Z | x]``.
+    m_dz : array_like, shape (n,)
+        ``E[D Z | x]``.
+    var_z : float
+        Variance of the instrument, ``> 0``.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        The slope per unit.
     """
     var_z = check_real("var_z", var_z, low=0.0, high=np.inf, low_open=True)
     return wald_denominator(m_d, m_z, m_dz) / var_z
 
 
 def level_first_stage_slope(p_d1_z: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """The same slope from ``P(D = 1 | x, Z = z_j)`` at each level, ``(n, L)``: the least-squares
-    slope over the ``L`` levels (equal weights, as a uniformly assigned instrument), ``(n,)``."""
+    """Per-unit first-stage slope from the decision probability at each level of the instrument.
+
+    Parameters
+    ----------
+    p_d1_z : array_like, shape (n, L)
+        ``P(D = 1 | x, Z = z_j)`` of each unit at each of the ``L`` levels.
+    levels : array_like, shape (L,)
+        The levels ``z_j``, ``L >= 2`` and not all equal.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        The least-squares slope of ``P(D = 1 | x, z)`` on ``z`` over the ``L`` levels (equal
+        weights, as for a uniformly assigned instrument).
+    """
     p_d1_z = _matrix("p_d1_z", p_d1_z)
     levels = _vector("levels", levels)
     if p_d1_z.shape[1] != levels.shape[0] or levels.shape[0] < 2:
@@ -119,16 +172,26 @@ def partial_identification_bounds(
 
     Parameters
     ----------
-    m_dy_z : ``(n, L, K)`` ``E[D 1{Y=k} | x, Z = z_j]`` at each of the ``L`` levels.
-    p_d0_z : ``(n, L)`` ``P(D = 0 | x, Z = z_j)``.
-    a, b : ``0 <= a <= b <= 1``, known bounds on ``P(Y = k | x, z, D = 0)``.
-    quantile : ``q`` in ``[0.5, 1]``; ``L_k`` is the ``q``-quantile over levels of ``l_{k,z}``
-        and ``U_k`` the ``(1-q)``-quantile of ``u_{k,z}`` (linear interpolation). ``q = 1`` gives
+    m_dy_z : array_like, shape (n, L, K)
+        ``E[D 1{Y=k} | x, Z = z_j]`` at each of the ``L`` levels, in ``[0, 1]``.
+    p_d0_z : array_like, shape (n, L)
+        ``P(D = 0 | x, Z = z_j)``, in ``[0, 1]``.
+    a : float, default 0.0
+        Known lower bound on ``P(Y = k | x, z, D = 0)``, in ``[0, 1]``.
+    b : float, default 1.0
+        Known upper bound on ``P(Y = k | x, z, D = 0)``, in ``[a, 1]``.
+    quantile : float, default 1.0
+        ``q`` in ``[0.5, 1]``; ``L_k`` is the ``q``-quantile over levels of ``l_{k,z}`` and
+        ``U_k`` the ``(1-q)``-quantile of ``u_{k,z}`` (linear interpolation). ``q = 1`` gives
         the tight intersection bounds ``max_z l``, ``min_z u``; the official code uses 0.8.
 
     Returns
     -------
-    L, U : ``(n, K)`` each.
+    L : ndarray, shape (n, K)
+        Lower bounds ``L_k(x)``.
+    U : ndarray, shape (n, K)
+        Upper bounds ``U_k(x)``; not forced above ``L`` (they may cross when the levels
+        disagree).
     """
     m_dy_z = real_array("m_dy_z", m_dy_z)
     p_d0_z = real_array("p_d0_z", p_d0_z)
@@ -149,19 +212,41 @@ def partial_identification_bounds(
 
 
 def point_weights(eta: np.ndarray) -> np.ndarray:
-    """UCL weights under point identification: ``W_k = max_p eta_p - eta_k``, ``(n, K)``.
+    """UCL weights under point identification: ``W_k = max_p eta_p - eta_k``.
 
     ``sum_k W_k 1{f = k}`` is the excess 0-1 risk of predicting ``f`` over the Bayes rule.
+
+    Parameters
+    ----------
+    eta : array_like, shape (n, K)
+        Class probabilities ``eta_k(x)`` (or their estimates) of each unit.
+
+    Returns
+    -------
+    ndarray, shape (n, K)
+        ``W_k(x) >= 0``, 0 at each unit's most probable class.
     """
     eta = _matrix("eta", eta)
     return eta.max(axis=1, keepdims=True) - eta
 
 
 def partial_weights(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """UCL weights under partial identification: ``W_k = [max_p U_p - L_k]_+``, ``(n, K)``.
+    """UCL weights under partial identification: ``W_k = [max_p U_p - L_k]_+``.
 
     The largest excess risk of predicting ``k`` over all ``eta`` with ``L <= eta <= U``
     (the official code's choice: the simplex constraint ``sum_k eta_k = 1`` is not imposed).
+
+    Parameters
+    ----------
+    lower : array_like, shape (n, K)
+        Lower bounds ``L_k(x)``.
+    upper : array_like, shape (n, K)
+        Upper bounds ``U_k(x)``, same shape as ``lower``.
+
+    Returns
+    -------
+    ndarray, shape (n, K)
+        ``W_k(x) >= 0``.
     """
     lower, upper = _matrix("lower", lower), _matrix("upper", upper)
     if lower.shape != upper.shape:
@@ -172,7 +257,21 @@ def partial_weights(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
 
 
 def clip_upper_quantile(weights: np.ndarray, quantile: float | None) -> np.ndarray:
-    """Clip each column of ``weights`` at its ``quantile`` (official code: 0.9); None: unchanged."""
+    """Clip each column of the weights at its upper quantile.
+
+    Parameters
+    ----------
+    weights : ndarray, shape (n, K) or (n,)
+        Weights, one row per unit.
+    quantile : float or None
+        Quantile in ``[0, 1]`` of each column (over the rows) to clip at (official code: 0.9);
+        None leaves ``weights`` unchanged.
+
+    Returns
+    -------
+    ndarray, same shape as ``weights``
+        ``min(weights, column quantile)``; ``weights`` itself when ``quantile`` is None.
+    """
     if quantile is None:
         return weights
     q = check_real("quantile", quantile, low=0.0, high=1.0)

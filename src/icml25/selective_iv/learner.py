@@ -31,11 +31,40 @@ def train_scores(
     epochs: int,
     seed: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Fit ``f(x) = ReLU(x A^T + c)`` (or ``x A^T + c`` without ``output_relu``); exactly one of
-    ``cost (n, K)`` and ``labels (n,)``.
+    """Fit the linear score model ``f(x) = ReLU(x A^T + c)`` full-batch by Adam.
 
     Initialisation is torch's ``nn.Linear`` default, ``U(-1/sqrt(d), 1/sqrt(d))``, drawn from a
-    ``torch.Generator`` seeded by ``seed``. Returns ``A (K, d)`` and ``c (K,)``.
+    ``torch.Generator`` seeded by ``seed``. Give ``cost`` or ``labels``; when both are given
+    ``cost`` is used.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d)
+        Features (cast to float32).
+    cost : ndarray or None, shape (n, K), default None
+        UCL weights ``W_k(x_i)``: the loss is ``mean_i sum_k W_k(x_i) softmax_k(f(x_i))``.
+    labels : ndarray of int or None, shape (n,), default None
+        Class codes in ``[0, K)``: the loss is the weighted cross-entropy
+        ``mean_i w_i CE(f(x_i), y_i)``.
+    sample_weight : ndarray or None, shape (n,), default None
+        Weights ``w_i`` of the cross-entropy (``labels`` only); None: all 1.
+    n_classes : int
+        Number K of classes (score columns).
+    output_relu : bool, default True
+        Apply the ReLU to the scores; ``False`` gives the plain linear scores ``x A^T + c``.
+    lr : float
+        Adam step size.
+    epochs : int
+        Number of full-batch Adam steps.
+    seed : int
+        Seed of the initialisation.
+
+    Returns
+    -------
+    A : ndarray of float, shape (K, d)
+        Fitted weights.
+    c : ndarray of float, shape (K,)
+        Fitted intercepts.
     """
     gen = torch.Generator().manual_seed(int(seed))
     d = X.shape[1]
@@ -63,6 +92,23 @@ def train_scores(
 
 
 def scores(X: np.ndarray, A: np.ndarray, c: np.ndarray, output_relu: bool = True) -> np.ndarray:
-    """``f(x) = ReLU(x A^T + c)`` (or ``x A^T + c``), ``(n, K)``."""
+    """Scores of the linear score model, ``f(x) = ReLU(x A^T + c)``.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d)
+        Features.
+    A : ndarray, shape (K, d)
+        Weights, as ``train_scores`` returns them.
+    c : ndarray, shape (K,)
+        Intercepts.
+    output_relu : bool, default True
+        Apply the ReLU; ``False`` gives ``x A^T + c``.
+
+    Returns
+    -------
+    ndarray, shape (n, K)
+        The scores of each unit for each class.
+    """
     f = X @ A.T + c
     return np.maximum(f, 0.0) if output_relu else f

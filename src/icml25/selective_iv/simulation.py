@@ -28,7 +28,23 @@ SETTINGS = ("nucem", "uc")
 
 
 class SelectiveData(NamedTuple):
-    """One simulated population. ``Y`` is the full label (for the oracle and the test score)."""
+    """One simulated population of :func:`simulate`.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d_x)
+        Observed covariates.
+    U : ndarray, shape (n, d_u)
+        Unobserved confounders.
+    Z : ndarray of int, shape (n,)
+        The instrument: the decision-maker, integers ``1..levels``.
+    Y : ndarray of int, shape (n,)
+        The full label in ``0..K-1`` (for the oracle and the test score).
+    D : ndarray of int, shape (n,)
+        Decision in {0, 1}; ``Y`` is observed only where ``D = 1``.
+    eta : ndarray, shape (n, K)
+        The true class probabilities ``P(Y = k | X, U)``.
+    """
 
     X: np.ndarray  # (n, d_x) observed covariates
     U: np.ndarray  # (n, d_u) unobserved confounders
@@ -54,10 +70,30 @@ def simulate(
 
     Parameters
     ----------
-    setting : ``"nucem"`` (point identification holds) or ``"uc"`` (it does not).
-    strength_y, strength_d : confounding strengths ``s_Y, s_D`` in ``[0, 1]`` (paper grid
+    n : int
+        Number of units, ``>= 1``.
+    setting : {"nucem", "uc"}
+        ``"nucem"`` (point identification holds) or ``"uc"`` (it does not).
+    strength_y : float
+        Confounding strength ``s_Y`` of the label, in ``[0, 1]`` (paper grid
         ``{.3, .5, .7, .9}``).
-    seed : seed of a ``numpy.random.Generator``.
+    strength_d : float
+        Confounding strength ``s_D`` of the decision, in ``[0, 1]`` (same grid).
+    seed : int
+        Seed of a ``numpy.random.Generator``.
+    n_observed : int, default 6
+        Number ``d_x`` of observed covariates, ``>= 1``.
+    n_unobserved : int, default 4
+        Number ``d_u`` of unobserved confounders, ``>= 1``.
+    levels : int, default 5
+        Number of decision-makers (instrument levels), ``>= 2``.
+    n_classes : int, default 3
+        Number K of classes, ``>= 2``.
+
+    Returns
+    -------
+    SelectiveData
+        ``X`` (n, d_x), ``U`` (n, d_u), ``Z`` (n,), ``Y`` (n,), ``D`` (n,) and ``eta`` (n, K).
     """
     n = check_int("n", n, minimum=1)
     if setting not in SETTINGS:

@@ -27,17 +27,63 @@ def _check(questions: Sequence[str]) -> list[str]:
 
 
 def unique_share(questions: Sequence[str]) -> float:
+    """Share of distinct questions among all questions, after normalisation.
+
+    Each question is normalised (lower case, punctuation and articles removed) before it is
+    compared, so questions that differ only in such details count once.
+
+    Parameters
+    ----------
+    questions : sequence of str
+        The questions, at least two; a single string is refused.
+
+    Returns
+    -------
+    float
+        Number of distinct normalised questions over the number of questions, in ``(0, 1]``.
+    """
     norm = _check(questions)
     return len(set(norm)) / len(norm)
 
 
 def type_entropy(questions: Sequence[str]) -> float:
+    """Shannon entropy, in bits, of the question types.
+
+    A question's type is the first two words of its normalised text ("how many", "what year",
+    ...), a common proxy for the diversity of question types.
+
+    Parameters
+    ----------
+    questions : sequence of str
+        The questions, at least two; a single string is refused.
+
+    Returns
+    -------
+    float
+        ``-sum_k p_k log2 p_k`` over the shares ``p_k`` of the types, ``>= 0``; 0 when every
+        question has the same type.
+    """
     counts = np.array(list(Counter(" ".join(q.split()[:2]) for q in _check(questions)).values()))
     p = counts / counts.sum()
     return float(max(0.0, -(p * np.log2(p)).sum()))
 
 
 def distinct_2(questions: Sequence[str]) -> float:
+    """Distinct-2 lexical diversity: distinct word bigrams over all word bigrams.
+
+    Bigrams are taken within each normalised question (Li et al., 2016) and pooled over all of
+    them.
+
+    Parameters
+    ----------
+    questions : sequence of str
+        The questions, at least two; a single string is refused.
+
+    Returns
+    -------
+    float
+        Distinct bigrams over all bigrams, in ``[0, 1]``; 0 when no question has two words.
+    """
     bigrams = [
         tuple(w[i : i + 2])
         for w in (q.split() for q in _check(questions))
@@ -47,6 +93,23 @@ def distinct_2(questions: Sequence[str]) -> float:
 
 
 def embedding_diversity(questions: Sequence[str]) -> float:
+    """Semantic diversity: mean pairwise cosine distance of the question embeddings.
+
+    The questions, as given (not normalised), are embedded with all-MiniLM-L6-v2 into unit
+    vectors (n, 384); the mean cosine similarity is taken over the ``n (n - 1)`` ordered pairs
+    of distinct questions.
+
+    Parameters
+    ----------
+    questions : sequence of str
+        The questions, at least two; a single string is refused.
+
+    Returns
+    -------
+    float
+        One minus the mean off-diagonal cosine similarity, in ``[0, 2]``; larger is more
+        diverse.
+    """
     _check(questions)
     e = embed(questions)  # (n, 384), unit rows
     n = len(e)

@@ -68,7 +68,19 @@ def _check_rng(rng) -> None:
 
 @dataclass(frozen=True)
 class SensorGraph:
-    """Positions (n, 2) and Gaussian-kernel adjacency (n, n), zero diagonal."""
+    """A sensor graph: positions (n, 2) and Gaussian-kernel adjacency (n, n), zero diagonal.
+
+    Parameters
+    ----------
+    positions : numpy.ndarray
+        Sensor positions (n, 2) in the unit square.
+    adjacency : numpy.ndarray
+        Edge weights (n, n), non-negative, symmetric, with a zero diagonal.
+
+    Notes
+    -----
+    ``subgraph(nodes)`` returns the adjacency among ``nodes`` in their order.
+    """
 
     positions: np.ndarray
     adjacency: np.ndarray
@@ -80,8 +92,21 @@ class SensorGraph:
 
 @dataclass(frozen=True)
 class Periods:
-    """The generated series: ``base`` (T0, n) with the training dynamics, ``shifted`` (T1, n)
-    with the changed ones, the graph, and the time of day of each series' first step."""
+    """The generated series of the two periods and their graph.
+
+    Parameters
+    ----------
+    base : numpy.ndarray
+        Series (T0, n) with the training dynamics, ``T0 = base_days * steps_per_day``.
+    shifted : numpy.ndarray
+        Series (T1, n) of the later period with the changed dynamics.
+    graph : SensorGraph
+        The sensor graph both periods were simulated on.
+    steps_per_day : int
+        Steps per day, the period of the daily pattern.
+    shifted_start : int
+        Time-of-day offset of ``shifted[0]``.
+    """
 
     base: np.ndarray
     shifted: np.ndarray
@@ -93,8 +118,26 @@ class Periods:
 def random_geometric_graph(
     n: int, rng: np.random.Generator, radius: float = 0.2, sigma: float = 0.1
 ) -> SensorGraph:
-    """``n`` sensors uniform in the unit square, linked within ``radius``; weights
-    ``exp(-d^2 / sigma^2)``."""
+    """Place ``n`` sensors uniformly in the unit square and link those within ``radius``.
+
+    An edge between sensors at distance ``d < radius`` has weight ``exp(-d^2 / sigma^2)``.
+
+    Parameters
+    ----------
+    n : int
+        Number of sensors, ``>= 2``.
+    rng : numpy.random.Generator
+        The random generator drawn from.
+    radius : float, default 0.2
+        Largest distance of an edge, ``> 0``.
+    sigma : float, default 0.1
+        Width of the Gaussian kernel, ``> 0``.
+
+    Returns
+    -------
+    SensorGraph
+        Positions (n, 2) and adjacency (n, n) with a zero diagonal.
+    """
     n = check_int("n", n, minimum=2)
     _check_size("n", 2 * n * n)
     _check_rng(rng)
@@ -108,7 +151,27 @@ def random_geometric_graph(
 
 
 def smooth_field(pos: np.ndarray, rng: np.random.Generator, terms: int = 4, freq: float = 4.0):
-    """A smooth random function of position, roughly unit variance: (n, 2) -> (n,)."""
+    """Evaluate a smooth random function of position, of roughly unit variance.
+
+    The function is a sum of ``terms`` random cosines ``sqrt(2 / J) w_j cos(omega_j . p + b_j)``
+    with ``omega_j ~ N(0, freq^2 I)``, ``b_j`` uniform in ``[0, 2 pi)`` and ``w_j ~ N(0, 1)``.
+
+    Parameters
+    ----------
+    pos : numpy.ndarray
+        Positions (n, 2), finite.
+    rng : numpy.random.Generator
+        The random generator drawn from.
+    terms : int, default 4
+        Number of cosines ``J``, ``>= 1``.
+    freq : float, default 4.0
+        Scale of the random frequencies, ``>= 0``; larger is rougher.
+
+    Returns
+    -------
+    numpy.ndarray
+        Values (n,) of the function at the positions.
+    """
     pos = _real("pos", pos, 2)
     if pos.shape[1] != 2:
         raise ValueError(f"pos must have shape (n, 2), got {pos.shape}")
@@ -131,7 +194,19 @@ def _check_adjacency(adjacency) -> np.ndarray:
 
 
 def diffusion_matrix(adjacency: np.ndarray) -> np.ndarray:
-    """Row-normalised adjacency ``P``; an isolated sensor keeps its own value."""
+    """Row-normalised adjacency ``P``, the diffusion operator of the residuals.
+
+    Parameters
+    ----------
+    adjacency : numpy.ndarray
+        Edge weights (n, n), square, finite and non-negative.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``P`` (n, n) with rows summing to 1; the row of an isolated sensor is that of the
+        identity, so it keeps its own value.
+    """
     adjacency = _check_adjacency(adjacency)
     deg = adjacency.sum(1, keepdims=True)
     eye = np.eye(len(adjacency))
@@ -155,7 +230,48 @@ def simulate(
     noise: float = 0.25,
     burn_in: int = 50,
 ) -> np.ndarray:
-    """Run the diffusion recursion above for ``steps`` steps: (steps, n)."""
+    """Run the diffusion recursion of the module for ``steps`` steps and add the daily pattern.
+
+    The residual follows ``e_{t+1} = rho [(1 - alpha) e_t + alpha P e_t] + s_t + noise eps_t``
+    from ``e = 0``, with pulses ``s_t`` exponential of mean ``pulse_size`` at each sensor with
+    probability ``pulse_rate``; the first ``burn_in`` steps are dropped.
+
+    Parameters
+    ----------
+    graph : SensorGraph
+        The sensor graph, of ``n`` sensors.
+    steps : int
+        Number of steps returned, ``>= 1``.
+    rng : numpy.random.Generator
+        The random generator drawn from.
+    steps_per_day : int
+        Period of the daily pattern in steps, ``>= 1``.
+    level : numpy.ndarray
+        Level ``mu`` (n,) of each sensor, finite.
+    amplitude : numpy.ndarray
+        Amplitude ``a`` (n,) of each sensor's daily pattern, finite.
+    phase : numpy.ndarray
+        Phase ``phi`` (n,) of each sensor's daily pattern, finite.
+    start : int, default 0
+        Time index of the first returned step (any integer), which sets its time of day.
+    rho : float, default 0.9
+        Persistence of the residual, in ``[-1, 1]``.
+    alpha : float, default 0.5
+        Share of the residual diffused over the graph each step, in ``[0, 1]``.
+    pulse_rate : float, default 0.01
+        Probability of a pulse at a sensor and step, in ``[0, 1]``.
+    pulse_size : float, default 2.0
+        Mean size of a pulse, ``>= 0``.
+    noise : float, default 0.25
+        Standard deviation ``sigma_eps`` of the white noise, ``>= 0``.
+    burn_in : int, default 50
+        Steps of the recursion run and dropped before the first returned one, ``>= 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Series (steps, n): ``level + amplitude * daily pattern + residual``.
+    """
     if not isinstance(graph, SensorGraph):
         raise TypeError(f"graph must be a SensorGraph, got {type(graph).__name__}")
     n = len(_check_adjacency(graph.adjacency))
@@ -201,8 +317,43 @@ def generate(
     alpha_shift: float = 0.85,
     pulse_rate_shift: float = 0.02,
 ) -> Periods:
-    """A sensor graph and two periods: ``base_days`` with the base dynamics and, later,
-    ``shifted_days`` with the changed ones (see the module docstring)."""
+    """Generate a sensor graph and two periods: base dynamics, then changed ones.
+
+    The graph is :func:`random_geometric_graph` with its defaults; the level, amplitude and
+    phase fields are ``5 + f_1``, ``1.5 + 0.5 f_2`` and ``1.5 f_3`` for smooth fields ``f``.
+    The later period adds ``level_shift`` times a new smooth field to the level, multiplies the
+    amplitude by ``amplitude_scale``, adds ``phase_shift`` to the phase and uses
+    ``alpha_shift`` and ``pulse_rate_shift`` in :func:`simulate`.
+
+    Parameters
+    ----------
+    n : int
+        Number of sensors, ``>= 2``.
+    base_days : int
+        Days of the base period, ``>= 1``.
+    shifted_days : int
+        Days of the later period, ``>= 1``.
+    rng : numpy.random.Generator
+        The random generator drawn from.
+    steps_per_day : int, default 24
+        Steps per day, ``>= 1``.
+    phase_shift : float, default 0.8
+        Phase added in the later period, finite.
+    amplitude_scale : float, default 1.3
+        Factor on the amplitude in the later period, finite.
+    level_shift : float, default 0.6
+        Weight of the new level field in the later period, finite.
+    alpha_shift : float, default 0.85
+        Diffusion share ``alpha`` of the later period, in ``[0, 1]`` (the base uses 0.5).
+    pulse_rate_shift : float, default 0.02
+        Pulse rate of the later period, in ``[0, 1]`` (the base uses 0.01).
+
+    Returns
+    -------
+    Periods
+        ``base`` (base_days * steps_per_day, n), ``shifted`` (shifted_days * steps_per_day,
+        n), the graph, ``steps_per_day`` and ``shifted_start`` 0.
+    """
     for name, value in (("base_days", base_days), ("shifted_days", shifted_days)):
         check_int(name, value, minimum=1)
     check_int("n", n, minimum=2)
@@ -248,7 +399,21 @@ def generate(
 @dataclass(frozen=True)
 class NodeSplit:
     """STOP's spatial split (official ``main.py``): train on ``train``; test on ``test`` =
-    the training nodes less ``removed``, plus ``new`` nodes never seen in training."""
+    the training nodes less ``removed``, plus ``new`` nodes never seen in training.
+
+    Parameters
+    ----------
+    train : numpy.ndarray
+        Training node indices (n_train,).
+    removed : numpy.ndarray
+        Training nodes (k,) left out of the test set.
+    new : numpy.ndarray
+        Nodes (k,) never seen in training, added to the test set.
+
+    Notes
+    -----
+    Property ``test`` (n_train,): the kept training nodes in training order, then ``new``.
+    """
 
     train: np.ndarray
     removed: np.ndarray
@@ -265,7 +430,27 @@ def node_split(
     n: int, rng: np.random.Generator, max_increase: float = 0.3, change: float = 0.1
 ) -> NodeSplit:
     """Shuffle the ``n`` sensors; ``n / (1 + max_increase)`` of them train; the test set drops
-    ``change`` of those and adds as many new ones (the official code's defaults)."""
+    ``change`` of those and adds as many new ones (the official code's defaults).
+
+    Parameters
+    ----------
+    n : int
+        Number of sensors, ``>= 2``.
+    rng : numpy.random.Generator
+        The random generator drawn from.
+    max_increase : float, default 0.3
+        The training set has ``int(n / (1 + max_increase))`` sensors, ``max_increase >= 0``.
+    change : float, default 0.1
+        Share of the training sensors replaced in the test set, in ``[0, 1]``; at least one is
+        replaced.
+
+    Returns
+    -------
+    NodeSplit
+        ``train`` the first ``n_train`` shuffled sensors, ``removed`` the last
+        ``k = max(1, int(n_train * change))`` of them and ``new`` the next ``k`` sensors;
+        ValueError when ``n_train + k > n``.
+    """
     check_int("n", n, minimum=2)
     _check_size("n", n)
     _check_rng(rng)

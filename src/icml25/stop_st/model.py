@@ -38,7 +38,43 @@ from icml25.common.validate import check_int, check_real
 @dataclass(frozen=True)
 class ModelConfig:
     """Sizes. The official code uses ``model_dim=64, prompt_dim=32, num_layer=3, cores=8,
-    heads=8, hid_dim=256``; ours are smaller for one CPU thread."""
+    heads=8, hid_dim=256``; ours are smaller for one CPU thread.
+
+    Parameters
+    ----------
+    input_len : int, default 12
+        Input window length ``L``, ``>= 1``.
+    horizon : int, default 12
+        Forecast horizon ``H``, ``>= 1``.
+    steps_per_day : int, default 24
+        Rows of the time-of-day embedding, ``>= 1``.
+    model_dim : int, default 32
+        Width of the series embedding, ``>= 1``.
+    tod_dim : int, default 16
+        Width of the time-of-day embedding, ``>= 1`` (the official ``prompt_dim``).
+    num_layer : int, default 2
+        Residual feed-forward layers of each encoder, ``>= 1``.
+    kernel_size : int, default 3
+        Width of the moving average of the series decomposition, ``>= 1`` and odd (checked when
+        a model is built).
+    cores : int, default 8
+        Learnable cores per head of the context units, ``>= 1``.
+    heads : int, default 4
+        Heads of the context units, ``>= 1``; must divide ``model_dim + tod_dim``.
+    hid_dim : int, default 64
+        Hidden width of STOP's decoder, ``>= 1``.
+    dropout : float, default 0.15
+        Dropout in the encoders' feed-forward layers, in ``[0, 1)``.
+    cau_dropout : float, default 0.3
+        Dropout in the context units' feed-forward layer, in ``[0, 1)``.
+    mix_heads_across_batch : bool, default False
+        True reproduces the official output reshape of ``Core_Adaptive``, which mixes heads of
+        different samples; False computes the intended function.
+
+    Notes
+    -----
+    Property ``hidden``: the feature width ``F = model_dim + tod_dim``.
+    """
 
     input_len: int = 12
     horizon: int = 12
@@ -81,7 +117,15 @@ def _check_config(cfg) -> None:
 
 
 class SeriesDecomp(nn.Module):
-    """``x = seasonal + trend``, trend = moving average over time with replicated ends."""
+    """``x = seasonal + trend``, trend = moving average over time with replicated ends.
+
+    ``forward`` maps ``x`` (B, L, N) to ``(seasonal, trend)``, both (B, L, N).
+
+    Parameters
+    ----------
+    kernel_size : int
+        Width of the moving average, a positive odd integer.
+    """
 
     def __init__(self, kernel_size: int):
         super().__init__()
@@ -129,7 +173,16 @@ class TemporalEmbedding(nn.Module):
 
 
 class Backbone(nn.Module):
-    """The light MLP backbone; ``forward`` returns ``(h, z, y)`` as the official ``MLP``."""
+    """The light MLP backbone; ``forward`` returns ``(h, z, y)`` as the official ``MLP``.
+
+    ``forward(x, tod)`` maps ``x`` (B, L, N) and ``tod`` (B,) to the embedding ``h`` (B, N, F),
+    the encoding ``z`` (B, N, F) and the forecast ``y`` (B, H, N).
+
+    Parameters
+    ----------
+    cfg : ModelConfig
+        The sizes.
+    """
 
     def __init__(self, cfg: ModelConfig):
         _check_config(cfg)
@@ -148,7 +201,13 @@ class Backbone(nn.Module):
 
 
 class BackboneForecaster(nn.Module):
-    """The backbone alone, without context units: a forecast (B, H, N)."""
+    """The backbone alone, without context units: a forecast (B, H, N).
+
+    Parameters
+    ----------
+    cfg : ModelConfig
+        The sizes.
+    """
 
     def __init__(self, cfg: ModelConfig):
         _check_config(cfg)
@@ -161,7 +220,24 @@ class BackboneForecaster(nn.Module):
 
 
 class ContextUnits(nn.Module):
-    """Context-Aware Units: node-to-core and core-to-node attention (module docstring)."""
+    """Context-Aware Units: node-to-core and core-to-node attention (module docstring).
+
+    ``forward(z, drop)`` maps ``z`` (B, N, F) to (B, N, F); ``drop`` (B, N) bool marks the
+    nodes whose messages to the cores are cut.
+
+    Parameters
+    ----------
+    dim : int
+        Feature width ``F``.
+    cores : int
+        Learnable cores per head, ``>= 1``.
+    heads : int
+        Number of heads, ``>= 1`` and dividing ``dim``.
+    dropout : float
+        Dropout in the feed-forward layer.
+    mix_heads_across_batch : bool, default False
+        True reproduces the official reshape that mixes heads of different samples.
+    """
 
     def __init__(
         self, dim: int, cores: int, heads: int, dropout: float, mix_heads_across_batch=False
@@ -206,7 +282,13 @@ class ContextUnits(nn.Module):
 
 
 class STOP(nn.Module):
-    """STOP: backbone + context units + a residual branch (module docstring)."""
+    """STOP: backbone + context units + a residual branch (module docstring).
+
+    Parameters
+    ----------
+    cfg : ModelConfig
+        The sizes.
+    """
 
     def __init__(self, cfg: ModelConfig):
         _check_config(cfg)
@@ -240,7 +322,18 @@ class STOP(nn.Module):
 
 
 def normalized_adjacency(adjacency: torch.Tensor) -> torch.Tensor:
-    """``D^-1/2 (W + I) D^-1/2`` of a (N, N) weight matrix (finite, non-negative)."""
+    """Symmetrically normalised adjacency with self-loops, ``D^-1/2 (W + I) D^-1/2``.
+
+    Parameters
+    ----------
+    adjacency : torch.Tensor
+        Edge weights ``W`` (N, N), floating point, finite and non-negative.
+
+    Returns
+    -------
+    torch.Tensor
+        ``A_hat`` (N, N), ``D`` being the row sums of ``W + I``.
+    """
     _check_tensor_adjacency(adjacency)
     return _normalized_adjacency(adjacency)
 
@@ -267,7 +360,13 @@ def _normalized_adjacency(adjacency: torch.Tensor) -> torch.Tensor:
 
 class GCN(nn.Module):
     """The graph-convolution baseline: ``h <- h + FFN(A_hat h)`` per layer, on the sensor
-    graph given to ``forward`` as ``adjacency`` (N, N), the raw weights."""
+    graph given to ``forward`` as ``adjacency`` (N, N), the raw weights.
+
+    Parameters
+    ----------
+    cfg : ModelConfig
+        The sizes.
+    """
 
     def __init__(self, cfg: ModelConfig):
         _check_config(cfg)

@@ -36,7 +36,37 @@ from icml25.stop_st.model import _check_tensor_adjacency, _kind
 @dataclass(frozen=True)
 class TrainConfig:
     """Optimisation (the official Adam, lr 2e-3, weight decay 1e-5, clip 5, MAE loss) and the
-    perturbation / robust-loss switches (``K_s = 3``, drop 0.2, ``beta = 1``)."""
+    perturbation / robust-loss switches (``K_s = 3``, drop 0.2, ``beta = 1``).
+
+    Parameters
+    ----------
+    epochs : int, default 20
+        Passes over the training windows, ``>= 1``.
+    batch_size : int, default 32
+        Windows per step, ``>= 1``.
+    lr : float, default 2e-3
+        Adam learning rate, in ``(0, 1]``.
+    weight_decay : float, default 1e-5
+        Adam weight decay, ``>= 0``.
+    clip : float, default 5.0
+        Largest global gradient norm, ``>= 0``.
+    perturb : bool, default False
+        Message perturbation: ``envs`` masked environments per step (STOP only).
+    robust : bool, default False
+        Robust loss ``mean + beta Var`` over the environments and adversarial drop
+        probabilities.
+    envs : int, default 3
+        Number of environments ``K`` of the perturbation, ``>= 1``.
+    drop_rate : float, default 0.2
+        Mean drop probability ``p_0`` of a node's messages, in ``(0, 1)`` (the check here
+        lets 0 through, but :func:`train_model` refuses it).
+    beta : float, default 1.0
+        Weight of the variance in the robust loss, ``>= 0``.
+    adversary_lr : float, default 0.05
+        Adam learning rate of the drop logits ``phi``, ``>= 0``.
+    adversary_penalty : float, default 10.0
+        Weight ``lambda`` of ``(mean_i p_i - p_0)^2``, ``>= 0``.
+    """
 
     epochs: int = 20
     batch_size: int = 32
@@ -61,8 +91,26 @@ class TrainConfig:
 
 
 def windows(series: torch.Tensor, starts: torch.Tensor, input_len: int, horizon: int):
-    """Inputs (W, L, N) and targets (W, H, N) of the windows starting at ``starts``, integers
-    in ``[0, T - input_len - horizon]`` for ``series`` (T, N)."""
+    """Cut input and target windows out of a series.
+
+    Parameters
+    ----------
+    series : torch.Tensor
+        Series (T, N), floating point and finite, ``N >= 1``.
+    starts : torch.Tensor
+        First step (W,) of each window, ``torch.long``, in ``[0, T - input_len - horizon]``.
+    input_len : int
+        Input length ``L``, ``>= 1``.
+    horizon : int
+        Target length ``H``, ``>= 1``.
+
+    Returns
+    -------
+    inputs : torch.Tensor
+        Inputs (W, L, N), steps ``start .. start + L - 1``.
+    targets : torch.Tensor
+        Targets (W, H, N), the ``H`` steps after the inputs.
+    """
     _check_series("series", series)
     input_len = check_int("input_len", input_len, minimum=1)
     horizon = check_int("horizon", horizon, minimum=1)
@@ -97,7 +145,20 @@ def time_of_day(starts: torch.Tensor, t0: int, input_len: int, steps_per_day: in
 
 
 def robust_loss(losses: torch.Tensor, beta: float) -> torch.Tensor:
-    """``mean_k L_k + beta Var_k L_k`` over the environments' losses (K,), ``beta >= 0``."""
+    """Variance-penalised risk ``mean_k L_k + beta Var_k L_k`` over the environments.
+
+    Parameters
+    ----------
+    losses : torch.Tensor
+        Losses ``L_k`` (K,) of the environments, floating point, ``K >= 1``.
+    beta : float
+        Weight of the variance (ddof 1), ``>= 0`` and finite.
+
+    Returns
+    -------
+    torch.Tensor
+        The scalar risk; ``L_0`` itself when ``K = 1``.
+    """
     if not isinstance(losses, torch.Tensor) or not losses.is_floating_point():
         raise TypeError(f"losses must be a floating-point torch.Tensor (K,), got {_kind(losses)}")
     if losses.ndim != 1 or len(losses) == 0:
@@ -114,7 +175,24 @@ def _robust_loss(losses: torch.Tensor, beta: float) -> torch.Tensor:
 
 class MessagePerturbation(nn.Module):
     """Drop probabilities of the ``n`` training nodes' messages to the cores; adversarial
-    when ``adversarial`` (``phi`` is then trained by :meth:`adversary_loss`)."""
+    when ``adversarial`` (``phi`` is then trained by :meth:`adversary_loss`).
+
+    Parameters
+    ----------
+    n : int
+        Number of training nodes, ``>= 1``.
+    drop_rate : float
+        Starting and target mean drop probability ``p_0``, in ``(0, 1)``; every logit ``phi_i``
+        starts at ``logit(p_0)``.
+    adversarial : bool
+        Whether ``phi`` (n,) takes gradients.
+
+    Notes
+    -----
+    ``sample(envs, gen)`` draws masks (K, n), True = dropped (a mask that would drop every node
+    drops none); ``adversary_loss(drop, losses, penalty)`` is the REINFORCE loss that raises
+    the environments' losses, plus ``penalty (mean_i p_i - p_0)^2``.
+    """
 
     def __init__(self, n: int, drop_rate: float, adversarial: bool):
         super().__init__()
@@ -171,7 +249,37 @@ def train_model(
 ) -> dict:
     """Train ``model`` on the normalised ``series`` (T, N) by Adam on the MAE over windows;
     keep the parameters of the epoch with the lowest validation MAE (the official model
-    selection) when ``val_series`` is given. Returns the per-epoch losses."""
+    selection) when ``val_series`` is given.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        One of the package's networks (with a ``cfg``); trained in place and left in eval
+        mode.
+    series : torch.Tensor
+        Normalised training series (T, N), finite, in the model's dtype, with at least
+        ``input_len + horizon`` steps.
+    cfg : TrainConfig
+        Optimisation and the perturbation / robust-loss switches.
+    seed : int
+        Seed of the torch generator of the window order and the masks.
+    t0 : int, default 0
+        Time index of ``series[0]``, for the time of day.
+    adjacency : torch.Tensor or None, default None
+        Raw edge weights (N, N), finite and non-negative; needed by :class:`GCN`.
+    val_series : torch.Tensor or None, default None
+        Validation series (T', N) with at least ``input_len + horizon`` steps; None trains
+        without model selection.
+    val_t0 : int, default 0
+        Time index of ``val_series[0]``.
+
+    Returns
+    -------
+    dict
+        ``"train"``: the mean training MAE of each epoch; ``"val"``: the validation MAE of each
+        epoch (empty without ``val_series``); ``"drop_prob"``: the final drop probabilities
+        (N,) as a numpy array.
+    """
     if not isinstance(model, nn.Module) or not hasattr(model, "cfg"):
         raise TypeError(f"model must be one of the package's networks, got {type(model).__name__}")
     if not isinstance(cfg, TrainConfig):

@@ -41,7 +41,23 @@ NAMES = ("W_in", "W1", "W2", "w_out")
 
 
 def parameter_count(width: int, depth: int, dim: int = 8) -> int:
-    """``P = d D + 2 N D^2 + D``: the parameters of one member (the paper's ``p``)."""
+    """Number of parameters of one member, ``P = d D + 2 N D^2 + D`` (the paper's ``p``).
+
+    Parameters
+    ----------
+    width : int
+        Hidden width ``D``, ``>= 1``.
+    depth : int
+        Number of residual blocks ``N``, ``>= 1``.
+    dim : int, default 8
+        Input dimension ``d``, ``>= 1``.
+
+    Returns
+    -------
+    int
+        ``d D`` (``W_in``) plus ``2 N D^2`` (``W1``, ``W2``) plus ``D`` (``w_out``); there are no
+        biases.
+    """
     check_int("width", width, minimum=1)
     check_int("depth", depth, minimum=1)
     check_int("dim", dim, minimum=1)
@@ -49,7 +65,29 @@ def parameter_count(width: int, depth: int, dim: int = 8) -> int:
 
 
 def init_mlp(width: int, depth: int, seeds: Sequence[int], dim: int = 8) -> dict[str, torch.Tensor]:
-    """Stacked float32 weights of ``len(seeds)`` members, member ``m`` drawn from ``seeds[m]``."""
+    """Stacked float32 starting weights of ``M = len(seeds)`` members of one width.
+
+    Member ``m`` is drawn from a torch generator seeded with ``seeds[m]``: ``W_in`` is
+    N(0, 1/d), each ``W1_l`` is N(0, 1/D), and ``W2`` and ``w_out`` are zero.
+
+    Parameters
+    ----------
+    width : int
+        Hidden width ``D``, ``>= 1``.
+    depth : int
+        Number of residual blocks ``N``, ``>= 1``.
+    seeds : sequence of int
+        One integer seed per member (a list, tuple or integer array), at least one; booleans are
+        refused. ``M`` times the parameter count may be at most ``2**30``.
+    dim : int, default 8
+        Input dimension ``d``, ``>= 1``.
+
+    Returns
+    -------
+    dict of str to torch.Tensor
+        ``"W_in"`` (M, d, D), ``"W1"`` (M, N, D, D), ``"W2"`` (M, N, D, D) and ``"w_out"``
+        (M, D), all float32.
+    """
     width = check_int("width", width, minimum=1)
     depth = check_int("depth", depth, minimum=1)
     if not isinstance(seeds, Sequence | np.ndarray) or len(seeds) == 0:
@@ -81,7 +119,24 @@ def _rms(h: torch.Tensor) -> torch.Tensor:
 
 
 def mlp_forward(params: dict[str, torch.Tensor], x: torch.Tensor) -> torch.Tensor:
-    """Outputs ``(M, B)`` of every member on the shared inputs ``x (B, d)``."""
+    """Outputs of every member of a stacked model on the same inputs.
+
+    Computes ``h_0 = W_in x``, then ``h_l = h_{l-1} + (6 / N) W2_l gelu(W1_l rms(h_{l-1}))`` for
+    ``l = 1..N`` (tanh approximation of gelu), and ``f(x) = w_out . rms(h_N)`` (see the module).
+
+    Parameters
+    ----------
+    params : dict of str to torch.Tensor
+        Stacked weights as made by :func:`init_mlp`: ``"W_in"`` (M, d, D), ``"W1"`` and
+        ``"W2"`` (M, N, D, D), ``"w_out"`` (M, D).
+    x : torch.Tensor
+        Inputs (B, d), finite, with the dtype of the weights; shared by all members.
+
+    Returns
+    -------
+    torch.Tensor
+        Outputs ``f(x)`` (M, B), one row per member.
+    """
     W_in = params["W_in"]
     if not isinstance(x, torch.Tensor) or x.ndim != 2 or x.shape[1] != W_in.shape[1]:
         shape = tuple(getattr(x, "shape", ()))
@@ -105,8 +160,26 @@ def mup_learning_rates(
 ) -> dict[str, float]:
     """Adam peak learning rates per weight under muP (official ``assign_lr``).
 
-    ``lr_width`` is the width whose muP rates are used: ``width`` itself (muP, the default) or a
-    fixed width for every model (the paper's no-muP ablation)."""
+    ``W_in`` gets ``base_lr`` at every width; ``W1``, ``W2`` and ``w_out`` get
+    ``base_lr * base_width / lr_width``.
+
+    Parameters
+    ----------
+    width : int
+        Hidden width ``D`` of the model, ``>= 1``.
+    base_width : int
+        Width at which every weight gets ``base_lr``, ``>= 1``.
+    base_lr : float
+        Peak learning rate ``eta_base`` at the base width, ``> 0`` and finite.
+    lr_width : int or None, default None
+        Width whose muP rates are used, ``>= 1``: None means ``width`` itself (muP); a fixed
+        width for every model gives the paper's no-muP ablation.
+
+    Returns
+    -------
+    dict of str to float
+        Peak rate of each weight, keyed ``"W_in"``, ``"W1"``, ``"W2"``, ``"w_out"``.
+    """
     width = check_int("width", width, minimum=1)
     base_width = check_int("base_width", base_width, minimum=1)
     base_lr = check_real("base_lr", base_lr, low=0.0, high=np.inf, low_open=True, high_open=True)
@@ -117,7 +190,20 @@ def mup_learning_rates(
 
 @dataclass(frozen=True)
 class Training:
-    """Test loss ``loss (M, R)`` of each member after ``steps (R,)`` updates; ``params`` is P."""
+    """Test losses of a stack of members recorded during training.
+
+    Parameters
+    ----------
+    steps : numpy.ndarray
+        Numbers of updates (R,) after which the test loss was recorded, increasing, from 0 to
+        the total number of steps.
+    loss : numpy.ndarray
+        Test loss ``1/2 mean (f(x) - y)^2`` (M, R) of each member at each recorded step, float.
+    params : int
+        Parameter count ``P`` of one member (:func:`parameter_count`).
+    samples_per_step : int
+        Fresh training samples drawn per step (the batch size).
+    """
 
     steps: np.ndarray
     loss: np.ndarray
@@ -141,10 +227,51 @@ def train_members(
     eval_size: int = 2048,
     data_seed: int = 0,
 ) -> Training:
-    """Train ``M = len(seeds)`` members of one width for ``total_steps`` Adam steps on fresh
-    batches (online, as the paper), member ``m`` with schedule ``schedules[m]`` and the muP rates
-    of width ``lr_widths[m]`` (None: its own width). Records the loss on one fixed test set of
-    ``eval_size`` points after each of ``eval_steps`` updates (0 and ``total_steps`` included)."""
+    """Train ``M = len(seeds)`` members of one width at once with Adam on fresh batches.
+
+    Training is online, as in the paper: each step draws a new batch, shared by all members.
+    Member ``m`` starts from ``seeds[m]``, follows schedule ``schedules[m]`` and uses the muP
+    rates of width ``lr_widths[m]``. The test loss on one fixed test set is recorded after each
+    of ``eval_steps`` updates, 0 and ``total_steps`` always included.
+
+    Parameters
+    ----------
+    task : FourierTask
+        Target function to regress on (:func:`fourier_task`); its ``dim`` is the input
+        dimension ``d``.
+    width : int
+        Hidden width ``D`` of every member, ``>= 1``.
+    seeds : sequence of int
+        Initialisation seed of each member, at least one.
+    schedules : sequence of str
+        Learning-rate schedule of each member, ``M`` names from ``SCHEDULES`` (``"constant"``,
+        ``"linear"``, ``"cosine"``).
+    total_steps : int
+        Number of Adam updates, ``>= 1``.
+    lr_widths : sequence of int or None, optional
+        Width whose muP rates each member uses (``M`` entries, None for its own width); None
+        (the default) means every member uses its own width.
+    depth : int, default 3
+        Number of residual blocks ``N``, ``>= 1``.
+    batch : int, default 256
+        Fresh training samples per step, ``>= 1``.
+    base_width : int, default 16
+        Base width of the muP rates (:func:`mup_learning_rates`), ``>= 1``.
+    base_lr : float, default 0.01
+        Peak learning rate at the base width, ``> 0``.
+    eval_steps : sequence of int, default ()
+        Extra steps at which to record the test loss, each in ``[0, total_steps]``.
+    eval_size : int, default 2048
+        Number of test points, ``>= 1``.
+    data_seed : int, default 0
+        Seed of the generator of the test set and of the training batches.
+
+    Returns
+    -------
+    Training
+        Recorded steps (R,), test losses (M, R), the parameter count of one member and the
+        batch size.
+    """
     total_steps = check_int("total_steps", total_steps, minimum=1)
     batch = check_int("batch", batch, minimum=1)
     eval_size = check_int("eval_size", eval_size, minimum=1)

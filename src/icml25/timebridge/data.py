@@ -42,8 +42,23 @@ MACRO_COLUMNS = ("realgdp", "realcons", "realinv", "realgovt", "realdpi", "cpi",
 
 @dataclass(frozen=True)
 class Series:
-    """A multivariate series ``y`` (T, N), its known co-integration rank, the common trends
-    (T, K') and their loadings (N, K'), and the lead-lag of each series (N,)."""
+    """A multivariate series with its known co-integration structure.
+
+    Parameters
+    ----------
+    y : ndarray, shape (T, N)
+        The series, one column per series.
+    rank : int
+        Co-integration rank: ``N - K`` (co-integrated), 0 (independent) or ``N - K - 1``
+        (drifting).
+    trends : ndarray, shape (T, K')
+        The common stochastic trends at each step (for ``"drifting"`` the drifting level is the
+        last column).
+    loadings : ndarray, shape (N, K')
+        Loading of each series on each trend.
+    lags : ndarray of int, shape (N,)
+        Lead-lag of each series: it follows the trends that many steps late.
+    """
 
     y: np.ndarray
     rank: int
@@ -67,7 +82,45 @@ def cointegrated_series(
     drift_every: int = 96,
     seed: int = 0,
 ) -> Series:
-    """Draw one multivariate series (see the module docstring); all randomness from ``seed``."""
+    """Draw one multivariate series of known co-integration rank (see the module docstring).
+
+    Parameters
+    ----------
+    n_steps : int
+        Length T of the series, ``>= 2``.
+    n_series : int, default 8
+        Number N of series, ``>= 1``.
+    n_trends : int, default 2
+        Number K of common random-walk trends, ``>= 1`` and ``< n_series`` (ignored for
+        ``"independent"``, where ``K = N``).
+    kind : {"cointegrated", "independent", "drifting"}, default "cointegrated"
+        The variant: rank ``N - K``, rank 0 (each series its own random walk), or the
+        co-integrated series plus one common drifting level (rank ``N - K - 1``).
+    trend_sd : float, default 0.1
+        Standard deviation of the trends' increments, ``>= 0``.
+    noise_sd : float, default 0.1
+        Standard deviation of the AR(1) noise's innovations, ``>= 0``.
+    ar_coef : float, default 0.5
+        AR(1) coefficient ``phi`` of the noise, in ``(-1, 1)``.
+    season_amplitude : float, default 0.5
+        Scale of the two sinusoids of periods 24 and 168, ``>= 0`` (each amplitude is this
+        times a uniform draw on ``[0.5, 1.5]``).
+    max_lag : int, default 48
+        Largest lead-lag of a series, ``>= 0``; lags are uniform on ``0..max_lag``, the first
+        K series having lag 0.
+    drift_sd : float, default 0.02
+        Standard deviation of the drifting level's slope, ``>= 0`` (``"drifting"`` only).
+    drift_every : int, default 96
+        Steps between two redraws of that slope, ``>= 1`` (``"drifting"`` only).
+    seed : int, default 0
+        Seed of all the randomness, ``>= 0``.
+
+    Returns
+    -------
+    Series
+        ``y`` (T, N), its ``rank``, ``trends`` (T, K') and ``loadings`` (N, K'), with ``K' = K``
+        (``N`` for ``"independent"``, ``K + 1`` for ``"drifting"``), and ``lags`` (N,).
+    """
     T = check_int("n_steps", n_steps, minimum=2)
     N = check_int("n_series", n_series, minimum=1)
     K = check_int("n_trends", n_trends, minimum=1)
@@ -123,10 +176,22 @@ def cointegrated_series(
 
 
 def macrodata(columns: tuple[str, ...] = MACRO_COLUMNS) -> np.ndarray:
-    """statsmodels' US macroeconomic data, 1959Q1-2009Q3 (203 quarters; ships with statsmodels),
-    as the log of the chosen level columns: (203, len(columns)). Real GDP, consumption,
-    investment, government spending and disposable income share stochastic trends (the textbook
-    co-integrated set); CPI, M1 and population trend on their own."""
+    """Log levels of statsmodels' US macroeconomic data, 1959Q1-2009Q3 (203 quarters).
+
+    The data ships with statsmodels (no download). Real GDP, consumption, investment,
+    government spending and disposable income share stochastic trends (the textbook
+    co-integrated set); CPI, M1 and population trend on their own.
+
+    Parameters
+    ----------
+    columns : tuple of str, default MACRO_COLUMNS
+        Non-empty subset of the columns of the statsmodels frame, each a positive series.
+
+    Returns
+    -------
+    ndarray, shape (203, len(columns))
+        The natural log of the chosen columns, one column per series.
+    """
     from statsmodels.datasets import macrodata as md
 
     frame = md.load_pandas().data

@@ -54,8 +54,29 @@ def _as_numbers(name: str, value, shape: str = "(time, series)") -> np.ndarray:
 
 
 def check_history(name: str, y, min_steps: int) -> np.ndarray:
-    """``y`` as a float array (T, N) with ``T >= min_steps``, ``N >= 1`` and no NaN or inf, or
-    ValueError (TypeError when it does not hold numbers)."""
+    """Check a history and return it as a float array (T, N).
+
+    Parameters
+    ----------
+    name : str
+        Name of the argument, used in the error messages.
+    y : array_like, shape (T, N) or (T,)
+        The history; a 1-D array is one series.
+    min_steps : int
+        Least number of time steps T.
+
+    Returns
+    -------
+    ndarray of float, shape (T, N)
+        ``y`` with ``T >= min_steps``, ``N >= 1`` and no NaN or inf.
+
+    Raises
+    ------
+    TypeError
+        When ``y`` is ragged or does not hold numbers.
+    ValueError
+        When it has the wrong shape, too few steps, or a NaN or inf.
+    """
     arr = _as_numbers(name, y)
     if arr.ndim == 1:
         arr = arr[:, None]

@@ -22,8 +22,29 @@ __all__ = ["LinearForecaster"]
 
 
 class LinearForecaster:
-    """Ridge regression on centred windows; ``fit(y)`` on (T, N), ``predict_windows`` on
-    (B, I, N) -> (B, H, N)."""
+    """Closed-form ridge forecaster on centred input windows.
+
+    ``fit(y)`` on a (T, N) history; ``predict_windows`` maps (B, I, N) input windows to
+    (B, H, N) forecasts in the caller's units.
+
+    Parameters
+    ----------
+    input_len : int
+        Length I of each input window, ``>= 1``.
+    horizon : int
+        Length H of each forecast, ``>= 1``.
+    cross : bool
+        ``False``: one map (I, H) from a series' own centred past, shared by all series;
+        ``True``: one map (I N, H N) from every series' centred past to every series' future.
+    ridge : float, default 1.0
+        Ridge penalty ``lam``, ``>= 0``.
+
+    Notes
+    -----
+    After ``fit``: ``mean_``, ``scale_`` (N,) the standardisation of the fitted data (a
+    constant series gets scale 1), ``coef_`` the ridge solution ``(I, H)`` or ``(I N, H N)``,
+    and ``n_series_``.
+    """
 
     def __init__(self, input_len: int, horizon: int, *, cross: bool, ridge: float = 1.0):
         self.input_len = check_int("input_len", input_len, minimum=1)

@@ -28,7 +28,21 @@ def _check_pair(pred, target) -> None:
 
 
 def frequency_term(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """``mean |rfft(y^) - rfft(y)|`` along axis 1 (time) of (B, H, N) tensors."""
+    """Frequency term of the TimeBridge loss: mean modulus of the spectra's difference.
+
+    Parameters
+    ----------
+    pred : torch.Tensor, shape (B, H, N)
+        Forecasts, non-empty.
+    target : torch.Tensor, shape (B, H, N)
+        True values, same shape as ``pred``.
+
+    Returns
+    -------
+    torch.Tensor, shape ()
+        ``mean |rfft(y^) - rfft(y)|``, the unnormalised real FFT along axis 1 (time), the mean
+        over all ``B (H // 2 + 1) N`` entries; differentiable.
+    """
     _check_pair(pred, target)
     return (torch.fft.rfft(pred, dim=1) - torch.fft.rfft(target, dim=1)).abs().mean()
 
@@ -36,7 +50,23 @@ def frequency_term(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 def time_frequency_loss(
     pred: torch.Tensor, target: torch.Tensor, alpha: float = 0.35
 ) -> torch.Tensor:
-    """``(1 - alpha) mean |y^ - y| + alpha mean |F(y^) - F(y)|`` of (B, H, N) tensors."""
+    """Time-frequency loss of TimeBridge: a mix of the time-domain and the frequency-domain MAE.
+
+    Parameters
+    ----------
+    pred : torch.Tensor, shape (B, H, N)
+        Forecasts, non-empty.
+    target : torch.Tensor, shape (B, H, N)
+        True values, same shape as ``pred``.
+    alpha : float, default 0.35
+        Weight of the frequency term, in ``[0, 1]`` (0.35 on ETT).
+
+    Returns
+    -------
+    torch.Tensor, shape ()
+        ``(1 - alpha) mean |y^ - y| + alpha mean |F(y^) - F(y)|`` (``F`` as in
+        ``frequency_term``); differentiable.
+    """
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
     _check_pair(pred, target)
     time = (pred - target).abs().mean()

@@ -37,14 +37,41 @@ __all__ = ["DLinear", "TimeBridge", "TimeBridgeConfig", "period_norm", "seeded_i
 
 @dataclass(frozen=True)
 class TimeBridgeConfig:
-    """Sizes of :class:`TimeBridge`.
+    """Sizes of :class:`TimeBridge`, checked on construction.
 
-    ``input_len`` must be a multiple of ``patch_len``; ``d_model`` of ``n_heads``.
-    ``ca_layers = 0`` is the ablation without Cointegrated Attention; ``period_norm = False``
-    the ablation that computes Q and K from the raw tokens. ``period_norm_axis`` is the axis of
-    the moving average: ``"feature"``, each token's ``d`` features, as the official code does,
-    or ``"patch"``, the same feature over the last ``stable_len`` patches (a variant of ours,
-    which removes a level shared by neighbouring patches).
+    Parameters
+    ----------
+    n_series : int
+        Number N of series, ``>= 1``.
+    input_len : int, default 192
+        Length I of an input window, ``>= 1`` and a multiple of ``patch_len``.
+    horizon : int, default 96
+        Length H of the forecast, ``>= 1``.
+    patch_len : int, default 24
+        Length p of a patch, ``>= 1``; ``P = I / p`` patches per series.
+    d_model : int, default 64
+        Width d of a token, ``>= 1`` and a multiple of ``n_heads``.
+    n_heads : int, default 4
+        Number of attention heads, ``>= 1``.
+    d_ff : int, default 128
+        Hidden width of each block's feed-forward layer, ``>= 1``.
+    ia_layers : int, default 1
+        Number of Integrated Attention layers, ``>= 0``.
+    ps_layers : int, default 1
+        Number of patch-sampling layers, ``>= 0``.
+    sampled_patches : int, default 4
+        Number ``P'`` of tokens after patch sampling, ``>= 1``.
+    ca_layers : int, default 1
+        Number of Cointegrated Attention layers, ``>= 0``; ``0`` is the ablation without it.
+    stable_len : int, default 6
+        Window S of the moving average of period normalisation, ``1 <= S <= d_model``.
+    period_norm : bool, default True
+        Compute Integrated Attention's queries and keys from period-normalised tokens;
+        ``False`` is the ablation that uses the raw tokens.
+    period_norm_axis : {"feature", "patch"}, default "feature"
+        Axis of the moving average: ``"feature"``, each token's ``d`` features, as the official
+        code does, or ``"patch"``, the same feature over the last ``stable_len`` patches (a
+        variant of ours, which removes a level shared by neighbouring patches).
     """
 
     n_series: int
@@ -95,9 +122,24 @@ class TimeBridgeConfig:
 
 
 def period_norm(z: torch.Tensor, stable_len: int) -> torch.Tensor:
-    """``z - MA_S(z)`` along the last axis: the causal moving average of window ``S`` (its first
-    ``S - 1`` entries padded by replication), as the official ``PeriodNorm`` applies it to each
-    patch token (its last axis is the token's ``d`` features). Shape preserved."""
+    """Period normalisation: subtract the causal moving average along the last axis.
+
+    As the official ``PeriodNorm`` applies it to each patch token (its last axis being the
+    token's ``d`` features).
+
+    Parameters
+    ----------
+    z : torch.Tensor, shape (..., d)
+        A floating-point tensor.
+    stable_len : int
+        Window S of the moving average, ``1 <= S <= d``.
+
+    Returns
+    -------
+    torch.Tensor, shape (..., d)
+        ``z - MA_S(z)``, ``MA_S(z)_j`` the mean of ``z[j - S + 1 .. j]``, its first ``S - 1``
+        entries replicated from the first full window; all zeros when ``S = 1``.
+    """
     if not isinstance(z, torch.Tensor) or not z.is_floating_point():
         raise TypeError(f"z must be a floating-point tensor, got {getattr(z, 'dtype', type(z))}")
     check_int("stable_len", stable_len, minimum=1)
@@ -160,8 +202,18 @@ class _Block(nn.Module):
 
 
 class IntegratedAttention(_Block):
-    """Attention over the ``P`` patches of each series; Q, K from period-normalised tokens
-    (no gradient through the normalisation, as in the official code), V from the raw tokens."""
+    """Integrated Attention: attention over the ``P`` patches within each series.
+
+    Queries and keys come from period-normalised tokens (no gradient through the
+    normalisation, as in the official code), values from the raw tokens; then the post-norm
+    residual block. Maps tokens (B, N, P, d) to (B, N, P, d).
+
+    Parameters
+    ----------
+    c : TimeBridgeConfig
+        The sizes: ``d_model``, ``n_heads``, ``d_ff``, ``stable_len``, ``period_norm`` and
+        ``period_norm_axis``.
+    """
 
     def __init__(self, c: TimeBridgeConfig):
         _check_config(c)
@@ -185,8 +237,19 @@ class IntegratedAttention(_Block):
 
 
 class PatchSampling(_Block):
-    """``P`` tokens -> ``P'``: ``u = W1 z`` over the patch axis, ``u <- W2 [u; mean(z)] + u``,
-    then ``u <- Attn(u, z, z) + u`` (queries ``u``, keys and values the ``P`` tokens)."""
+    """Patch sampling: mix the ``P`` tokens of each series into ``P'``.
+
+    ``u = W1 z`` over the patch axis, ``u <- W2 [u; mean(z)] + u``, then
+    ``u <- Attn(u, z, z) + u`` (queries ``u``, keys and values the ``P`` tokens), then the
+    post-norm block. Maps tokens (B, N, P, d) to (B, N, P', d).
+
+    Parameters
+    ----------
+    c : TimeBridgeConfig
+        The sizes: ``d_model``, ``n_heads``, ``d_ff`` and ``sampled_patches`` (``P'``).
+    in_patches : int
+        Number ``P`` of input tokens per series, ``>= 1``.
+    """
 
     def __init__(self, c: TimeBridgeConfig, in_patches: int):
         _check_config(c)
@@ -207,9 +270,18 @@ class PatchSampling(_Block):
 
 
 class CointegratedAttention(_Block):
-    """Attention across the ``N`` series at each patch position, on un-normalised tokens (the
-    official code's ``full_attn``; its default ``axial`` form factorises the same attention over
-    a sqrt(N) x sqrt(N) grid to save memory at large ``N``)."""
+    """Cointegrated Attention: attention across the ``N`` series at each patch position.
+
+    On tokens that are not period-normalised (the official code's ``full_attn``; its default
+    ``axial`` form factorises the same attention over a sqrt(N) x sqrt(N) grid to save memory
+    at large ``N``); then the post-norm residual block. Maps tokens (B, N, P, d) to
+    (B, N, P, d).
+
+    Parameters
+    ----------
+    c : TimeBridgeConfig
+        The sizes: ``d_model``, ``n_heads``, ``d_ff``.
+    """
 
     def __init__(self, c: TimeBridgeConfig):
         _check_config(c)
@@ -226,8 +298,13 @@ class CointegratedAttention(_Block):
 class TimeBridge(nn.Module):
     """TimeBridge: (B, I, N) input windows -> (B, H, N) forecasts, in the input's units.
 
-    Shapes: ``x`` (B, I, N) with ``I = config.input_len`` and ``N = config.n_series``; returns
-    (B, H, N) with ``H = config.horizon``. Parameters are drawn from ``seed`` alone.
+    Parameters
+    ----------
+    config : TimeBridgeConfig
+        The sizes; the input ``x`` must be (B, I, N) with ``I = config.input_len`` and
+        ``N = config.n_series``, the output is (B, H, N) with ``H = config.horizon``.
+    seed : int, default 0
+        Seed of the initial weights (``seeded_init``), ``>= 0``; they are drawn from it alone.
     """
 
     def __init__(self, config: TimeBridgeConfig, seed: int = 0):
@@ -264,10 +341,24 @@ class TimeBridge(nn.Module):
 
 
 class DLinear(nn.Module):
-    """DLinear (Zeng et al., *Are Transformers Effective for Time Series Forecasting?*, AAAI
-    2023): ``x = trend + seasonal`` with ``trend`` the centred moving average of width
-    ``kernel`` (edges replicated); ``y^ = W_t trend + W_s seasonal``, two linear maps
-    ``R^I -> R^H`` shared by all series. (B, I, N) -> (B, H, N)."""
+    """DLinear baseline: two linear maps on a trend-seasonal split; (B, I, N) -> (B, H, N).
+
+    Zeng et al., *Are Transformers Effective for Time Series Forecasting?*, AAAI 2023:
+    ``x = trend + seasonal`` with ``trend`` the centred moving average of width ``kernel``
+    (edges replicated); ``y^ = W_t trend + W_s seasonal``, two linear maps ``R^I -> R^H``
+    (with bias) shared by all series.
+
+    Parameters
+    ----------
+    input_len : int
+        Length I of an input window, ``>= 1``.
+    horizon : int
+        Length H of the forecast, ``>= 1``.
+    kernel : int, default 25
+        Width of the moving average, odd and ``>= 1``.
+    seed : int, default 0
+        Seed of the initial weights (``seeded_init``).
+    """
 
     def __init__(self, input_len: int, horizon: int, kernel: int = 25, seed: int = 0):
         super().__init__()
@@ -296,10 +387,19 @@ class DLinear(nn.Module):
 
 
 def seeded_init(module: nn.Module, seed: int) -> None:
-    """Draw every Linear and Conv1d weight U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (torch's default
-    scale) and every bias the same way, from a ``torch.Generator`` seeded by ``seed``, so the
-    weights do not depend on the global random state (torch's constructors still advance it).
-    LayerNorms keep (1, 0)."""
+    """Redraw a module's Linear and Conv1d weights in place from a seeded generator.
+
+    Every weight and bias is drawn U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (torch's default scale)
+    from a ``torch.Generator`` seeded by ``seed``, so the weights do not depend on the global
+    random state (torch's constructors still advance it). LayerNorms keep (1, 0).
+
+    Parameters
+    ----------
+    module : torch.nn.Module
+        The module whose submodules are re-initialised, in place.
+    seed : int
+        Seed of the generator, ``>= 0``.
+    """
     if not isinstance(module, nn.Module):
         raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
     check_int("seed", seed, minimum=0)

@@ -30,7 +30,25 @@ from icml25.ucgs_avr.solver import PANELS, TOKENS, _check_config, _check_tokens,
 
 @dataclass(frozen=True)
 class BaselineConfig:
-    """Sizes and training budget of either baseline (``batch`` counts puzzles)."""
+    """Sizes and training budget of either baseline.
+
+    Parameters
+    ----------
+    n_layer : int, default 2
+        Transformer encoder blocks, ``>= 1`` (the discriminative solver's panel transformer).
+    n_head : int, default 4
+        Attention heads, ``>= 1``, dividing ``n_embd``.
+    n_embd : int, default 64
+        Width ``d`` of the embeddings, ``>= 1``.
+    steps : int, default 1000
+        Training steps, ``>= 1``.
+    batch : int, default 16
+        Puzzles per step, ``>= 1``.
+    lr : float, default 1e-3
+        Peak AdamW learning rate, finite and ``> 0``.
+    warmup : int, default 100
+        Steps of linear warm-up before the cosine decay, ``>= 0``.
+    """
 
     n_layer: int = 2
     n_head: int = 4
@@ -106,7 +124,25 @@ def _context_and_candidates(context, candidates, n_codes: int):
 
 
 class DiscriminativeSolver:
-    """``fit(context, candidates, answer)`` then ``score(context, candidates)`` ``(B, 8)``."""
+    """The usual discriminative matrix solver, ``s_k = f_phi(x_1..x_8, a_k)``.
+
+    ``fit(context, candidates, answer)`` trains with cross-entropy over the 8 candidates, then
+    ``score(context, candidates)`` gives scores (B, 8), the answer being the argmax. Context
+    tokens are (B, 8, 4) and candidate tokens (B, 8, 4), codes in ``[0, n_codes)``.
+
+    Parameters
+    ----------
+    n_codes : int
+        Size ``K`` of the token vocabulary, ``>= 2`` (for instance ``PatchCodebook.n_codes``).
+    config : BaselineConfig, default BaselineConfig()
+        Sizes and training budget.
+    seed : int, default 0
+        Seed of the initialisation and of the training batches.
+
+    Notes
+    -----
+    After ``fit``: ``losses`` (list of float, one per step) and ``train_seconds``.
+    """
 
     def __init__(self, n_codes: int, config: BaselineConfig = BaselineConfig(), seed: int = 0):
         if isinstance(n_codes, bool) or not isinstance(n_codes, int) or n_codes < 2:
@@ -149,7 +185,25 @@ class DiscriminativeSolver:
 
 
 class AnswerOnlyModel:
-    """``fit(candidates, answer)`` then ``score(candidates)`` ``(B, 8)``: no context at all."""
+    """An answer-only set model that sees the 8 candidates and never the context.
+
+    ``fit(candidates, answer)`` trains with cross-entropy, then ``score(candidates)`` gives
+    scores (B, 8) for candidate tokens (B, 8, 4); above chance (1/8) only when the candidate
+    set leaks its answer.
+
+    Parameters
+    ----------
+    n_codes : int
+        Size ``K`` of the token vocabulary, ``>= 2``.
+    config : BaselineConfig, default BaselineConfig()
+        Sizes and training budget (``n_layer`` and ``n_head`` are not used by this model).
+    seed : int, default 0
+        Seed of the initialisation and of the training batches.
+
+    Notes
+    -----
+    After ``fit``: ``losses`` (list of float, one per step).
+    """
 
     def __init__(self, n_codes: int, config: BaselineConfig = BaselineConfig(), seed: int = 0):
         if isinstance(n_codes, bool) or not isinstance(n_codes, int) or n_codes < 2:

@@ -59,10 +59,21 @@ MAX_PUZZLES = 10**6  # about a gigabyte and a quarter of an hour: more is refuse
 class PuzzleSet:
     """Puzzles of one format, as arrays; ``describe(i)`` gives puzzle ``i`` as JSON-able data.
 
-    ``panels``: ``(n, 9, 4)`` the complete matrix (matrix format), the matrix with its odd
-    panel (odd-one-out), or the matrix whose block :data:`ANALOGY_PANELS` is the analogy;
-    ``candidates``: ``(n, 8, 4)`` (empty for odd-one-out); ``answer``: ``(n,)`` index of the
-    right candidate, or of the odd panel; ``rules``: per puzzle, one rule dict per attribute.
+    A panel is four integers ``(type, size, colour, slots)``.
+
+    Parameters
+    ----------
+    format : {"matrix", "odd_one_out", "analogy"}
+        The puzzle format.
+    panels : numpy.ndarray of int, shape (n, 9, 4)
+        The complete matrix (matrix format), the matrix with its odd panel (odd-one-out), or
+        the matrix whose block :data:`ANALOGY_PANELS` is the analogy.
+    candidates : numpy.ndarray of int, shape (n, 8, 4)
+        The candidate panels; shape (n, 0, 4) for odd-one-out.
+    answer : numpy.ndarray of int, shape (n,)
+        Index of the right candidate, or of the odd panel.
+    rules : list of list of dict
+        Per puzzle, one rule dict per attribute (type, size, colour, number or position).
     """
 
     format: str
@@ -93,13 +104,38 @@ class PuzzleSet:
 
 
 def panel_to_json(panel: np.ndarray) -> dict:
-    """``(type, size, colour, slots)`` -> ``{"type": name, "size", "colour", "cells": [...]}``."""
+    """One panel as JSON-able data.
+
+    Parameters
+    ----------
+    panel : array_like of int, shape (4,)
+        ``(type, size, colour, slots)`` in the attributes' domains.
+
+    Returns
+    -------
+    dict
+        ``{"type": name, "size": int, "colour": int, "cells": [...]}``, the cells being the
+        occupied ones in ``[0, 4)``, clockwise from the top left.
+    """
     t, s, c, m = (int(x) for x in _check_panels("panel", panel, (), batched=False))
     return {"type": TYPES[t], "size": s, "colour": c, "cells": [k for k in range(4) if m >> k & 1]}
 
 
 def panel_from_json(data: dict) -> np.ndarray:
-    """The inverse of :func:`panel_to_json`: ``(4,)`` ints."""
+    """The inverse of :func:`panel_to_json`.
+
+    Parameters
+    ----------
+    data : dict
+        ``{"type": name, "size": int, "colour": int, "cells": [...]}`` with a type of
+        :data:`TYPES`, size and colour in their domains and distinct cells in ``[0, 4)``, at
+        least one.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (4,)
+        ``(type, size, colour, slots)``, ``slots`` the bit mask of the cells.
+    """
     if not isinstance(data, dict):
         raise TypeError(f"data must be a dict of a panel_to_json panel, got {type(data).__name__}")
     if data["type"] not in TYPES:
@@ -129,7 +165,23 @@ def sample_rules(
 ) -> list[dict]:
     """One rule per attribute: type, size, colour, then number or position (half each).
 
-    ``exclude``: (attribute, rule) pairs never drawn; ``force``: a pair always used.
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of the draws.
+    exclude : tuple of (str, str), default ()
+        (attribute, rule) pairs never drawn; every attribute must keep a rule.
+    force : (str, str), optional
+        An (attribute, rule) pair always used (a number or position pair also fixes the
+        layout attribute).
+    allowed : dict of str to tuple of str, optional
+        Rules that may be drawn for each attribute (default :data:`ALLOWED`).
+
+    Returns
+    -------
+    list of dict
+        Four rule dicts (``attribute``, ``rule`` and any parameter of the rule: ``step``,
+        ``op`` or ``shift``), for type, size, colour, then number or position.
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
@@ -157,7 +209,21 @@ def _sample_rules(rng, exclude=(), force=None, allowed=None) -> list[dict]:
 
 
 def matrix_from_rules(rules: list[dict], rng: np.random.Generator) -> np.ndarray:
-    """A complete 3 x 3 matrix obeying ``rules``: ``(9, 4)`` panels."""
+    """A complete 3 x 3 matrix obeying ``rules``.
+
+    Parameters
+    ----------
+    rules : list of dict
+        One rule dict per attribute: type, size, colour and number or position (as
+        :func:`sample_rules` gives).
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (9, 4)
+        The panels in row-major order; under a number rule the occupied cells are random.
+    """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
     _check_rules(rules, complete=True)
@@ -175,7 +241,20 @@ def _matrix_from_rules(rules: list[dict], rng: np.random.Generator) -> np.ndarra
 
 
 def matrix_satisfies(rules: list[dict], panels: np.ndarray) -> np.ndarray:
-    """Whether matrices ``(..., 9, 4)`` obey every rule: ``(...)`` bool."""
+    """Whether matrices obey every rule, read from their values alone.
+
+    Parameters
+    ----------
+    rules : list of dict
+        Rule dicts (:func:`sample_rules`'s form).
+    panels : array_like of int, shape (..., 9, 4)
+        Matrices, panels in row-major order.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (...)
+        True where the matrix obeys every rule.
+    """
     _check_rules(rules)
     return _matrix_satisfies(rules, _check_panels("panels", panels, (9,)))
 
@@ -195,6 +274,18 @@ def odd_one_out_answers(rules: list[dict], panels: np.ndarray) -> np.ndarray:
 
     Each rule reads one column of a panel, so a replacement exists when, column by column, some
     value of that column makes its rule hold: 15 values at most per panel, not all 405 panels.
+
+    Parameters
+    ----------
+    rules : list of dict
+        Rule dicts (:func:`sample_rules`'s form).
+    panels : array_like of int, shape (..., 9, 4)
+        Matrices, panels in row-major order.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (..., 9)
+        True for each panel whose replacement can make the matrix obey every rule.
     """
     _check_rules(rules)
     return _odd_one_out_answers(rules, _check_panels("panels", panels, (9,)))
@@ -214,8 +305,27 @@ def _odd_one_out_answers(rules: list[dict], panels: np.ndarray) -> np.ndarray:
 
 
 def analogy_satisfies(rules: list[dict], quad: np.ndarray) -> np.ndarray:
-    """Whether ``A, B, C, D`` panels ``(..., 4, 4)`` obey constant/progression rules as the
-    pairs ``A : B`` and ``C : D``: ``(...)`` bool."""
+    """Whether ``A, B, C, D`` panels obey constant or progression rules as ``A : B :: C : D``.
+
+    Each rule must hold within the pair ``A : B`` and within the pair ``C : D``.
+
+    Parameters
+    ----------
+    rules : list of dict
+        Rule dicts whose rules are ``constant`` or ``progression``.
+    quad : array_like of int, shape (..., 4, 4)
+        The panels ``A, B, C, D``.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (...)
+        True where every rule holds in both pairs.
+
+    Raises
+    ------
+    ValueError
+        If a rule is neither constant nor progression.
+    """
     _check_rules(rules)
     quad = _check_panels("quad", quad, (4,))
     ok = np.ones(quad.shape[:-2], dtype=bool)
@@ -260,7 +370,30 @@ def _set(panel: np.ndarray, what: str, value: int) -> np.ndarray:
 def candidate_set(
     answer: np.ndarray, rules: list[dict], rng: np.random.Generator, style: str = "iraven"
 ) -> tuple[np.ndarray, int]:
-    """8 candidates ``(8, 4)`` and the answer's index, I-RAVEN's tree or RAVEN's star."""
+    """Eight candidate panels around an answer: I-RAVEN's tree or RAVEN's star.
+
+    ``"iraven"``: three of {type, size, colour, layout} each get one wrong value and the 8
+    candidates are all combinations; ``"raven"``: each distractor changes one attribute of the
+    answer (so the answer is the candidates' mode). The order is shuffled.
+
+    Parameters
+    ----------
+    answer : array_like of int, shape (4,)
+        The right panel.
+    rules : list of dict
+        The matrix's rule dicts; they must hold a number or a position rule.
+    rng : numpy.random.Generator
+        Source of the draws.
+    style : {"iraven", "raven"}, default "iraven"
+        How the distractors are made.
+
+    Returns
+    -------
+    candidates : numpy.ndarray of int, shape (8, 4)
+        The shuffled candidates.
+    index : int
+        Position of the answer among them, in ``[0, 8)``.
+    """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
     _check_panels("answer", answer, (), batched=False)
@@ -384,7 +517,27 @@ def generate_matrices(
     force: tuple[str, str] | None = None,
     style: str = "iraven",
 ) -> PuzzleSet:
-    """``n`` matrix puzzles with 8 candidates each (:func:`candidate_set` of ``style``)."""
+    """Matrix puzzles with 8 candidates each (:func:`candidate_set` of ``style``).
+
+    Parameters
+    ----------
+    n : int
+        Number of puzzles, in ``[1, 10**6]``.
+    seed : int or numpy.random.Generator, default 0
+        A non-negative seed or a generator.
+    exclude : sequence of (str, str), default ()
+        (attribute, rule) pairs never drawn (a held-out pair, say).
+    force : (str, str), optional
+        An (attribute, rule) pair every puzzle uses.
+    style : {"iraven", "raven"}, default "iraven"
+        Candidate sets of I-RAVEN (no answer-only shortcut) or of RAVEN (answer = mode).
+
+    Returns
+    -------
+    PuzzleSet
+        Format ``"matrix"``: ``panels`` (n, 9, 4) complete, ``candidates`` (n, 8, 4),
+        ``answer`` (n,) in ``[0, 8)``, ``rules``.
+    """
     n, rng = _check_n(n), _as_rng(seed)
     exclude = _check_pairs(exclude)
     if force is not None:
@@ -407,6 +560,21 @@ def generate_odd_one_out(n: int, seed=0, *, exclude=()) -> PuzzleSet:
     The change is redrawn until the odd panel is the only panel whose replacement can make the
     matrix obey every rule (:func:`odd_one_out_answers`); a change of type always is one (type
     has no arithmetic rule), so the redraw ends.
+
+    Parameters
+    ----------
+    n : int
+        Number of puzzles, in ``[1, 10**6]``.
+    seed : int or numpy.random.Generator, default 0
+        A non-negative seed or a generator.
+    exclude : sequence of (str, str), default ()
+        (attribute, rule) pairs never drawn.
+
+    Returns
+    -------
+    PuzzleSet
+        Format ``"odd_one_out"``: ``panels`` (n, 9, 4) with one odd panel, ``candidates``
+        empty (n, 0, 4), ``answer`` (n,) the odd panel's index in ``[0, 9)``, ``rules``.
     """
     n, rng = _check_n(n), _as_rng(seed)
     exclude = _check_pairs(exclude)
@@ -443,6 +611,22 @@ def generate_analogies(n: int, seed=0, *, exclude=()) -> PuzzleSet:
 
     Position progressions whose ``A`` is rotation-symmetric by two cells (masks 5 and 10) are
     redrawn: for them ``A : B`` does not tell the direction of the rotation.
+
+    Parameters
+    ----------
+    n : int
+        Number of puzzles, in ``[1, 10**6]``.
+    seed : int or numpy.random.Generator, default 0
+        A non-negative seed or a generator.
+    exclude : sequence of (str, str), default ()
+        (attribute, rule) pairs never drawn; the rules drawn are constant or progression.
+
+    Returns
+    -------
+    PuzzleSet
+        Format ``"analogy"``: ``panels`` (n, 9, 4) the matrices, whose panels
+        :data:`ANALOGY_PANELS` are ``A, B, C, D``; ``candidates`` (n, 8, 4) for ``D``;
+        ``answer`` (n,) in ``[0, 8)``; ``rules``.
     """
     n, rng = _check_n(n), _as_rng(seed)
     exclude = _check_pairs(exclude)

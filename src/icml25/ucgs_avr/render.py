@@ -40,7 +40,20 @@ def _shape_mask(kind: str, radius: float, n: int) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def cell_library(cell: int = 12) -> np.ndarray:
-    """Every cell image, ``(types, sizes, colours, cell, cell)`` uint8; read-only."""
+    """Every cell image: one shape of each type, size and colour on white.
+
+    Cached (up to 8 sizes).
+
+    Parameters
+    ----------
+    cell : int, default 12
+        Side of a cell in pixels, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (types, sizes, colours, cell, cell)
+        The images, ``(3, 3, 3, cell, cell)``; read-only.
+    """
     check_int("cell", cell, minimum=1)
     lib = np.empty((len(TYPES), len(RADIUS), len(GREY), cell, cell), dtype=np.uint8)
     for t, kind in enumerate(TYPES):
@@ -57,6 +70,18 @@ def render(panels, cell: int = 12) -> np.ndarray:
 
     Cells are numbered clockwise from the top left (0 top left, 1 top right, 2 bottom right,
     3 bottom left), matching the rotation of position progressions.
+
+    Parameters
+    ----------
+    panels : array_like of int, shape (..., 4)
+        ``(type, size, colour, slots)`` in the attributes' domains.
+    cell : int, default 12
+        Side of a cell in pixels, ``>= 4``.
+
+    Returns
+    -------
+    numpy.ndarray of uint8, shape (..., 2 cell, 2 cell)
+        Grey images, 255 white background.
     """
     panels = np.asarray(panels)
     if panels.ndim < 1 or panels.shape[-1] != 4 or not np.issubdtype(panels.dtype, np.integer):
@@ -78,8 +103,18 @@ def render(panels, cell: int = 12) -> np.ndarray:
 
 
 def image_cells(images: np.ndarray) -> np.ndarray:
-    """Split panel images ``(..., 2c, 2c)`` into their cells ``(..., 4, c * c)`` (clockwise):
-    the patches the codebook tokenises."""
+    """Split panel images into their four cells (clockwise): the patches the codebook tokenises.
+
+    Parameters
+    ----------
+    images : array_like, shape (..., 2c, 2c)
+        Square panel images with an even side.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., 4, c * c)
+        The flattened cells, top left, top right, bottom right, bottom left.
+    """
     images = np.asarray(images)
     if images.ndim < 2:
         raise ValueError(f"images must be an array (..., 2c, 2c), got shape {images.shape}")

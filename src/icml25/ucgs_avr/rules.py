@@ -90,6 +90,18 @@ def row_values(spec: dict, rng: np.random.Generator) -> np.ndarray:
 
     Rows are drawn independently (rejection within the domain); ``distribute_three`` draws one
     triple for the whole matrix. Position masks exclude 15 under progression (rotation-invariant).
+
+    Parameters
+    ----------
+    spec : dict
+        A rule dict (:func:`sample_rule`'s form: ``attribute``, ``rule`` and its parameter).
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (3, 3)
+        The attribute's values, rows of the matrix as rows.
     """
     attribute, rule = spec["attribute"], spec["rule"]
     lo, hi = DOMAIN[attribute]
@@ -144,7 +156,18 @@ def satisfies(spec: dict, values: np.ndarray) -> np.ndarray:
     """Whether matrices obey a rule, read from their values alone: ``(..., 3, 3)`` -> ``(...)``.
 
     Independent of how :func:`row_values` drew them, so that tests can check the generator.
-    ``values`` must be integers.
+
+    Parameters
+    ----------
+    spec : dict
+        A rule dict (:func:`sample_rule`'s form).
+    values : array_like of int, shape (..., 3, 3)
+        The attribute's values of each matrix (integers).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (...)
+        True where every value lies in the attribute's domain and the matrix obeys the rule.
     """
     v = np.asarray(values)
     if v.shape[-2:] != (3, 3):

@@ -44,7 +44,28 @@ SCORES = ("log_likelihood", "mean_probability")
 
 @dataclass(frozen=True)
 class SolverConfig:
-    """Sizes and training budget of :class:`GenerativeSolver`."""
+    """Sizes and training budget of :class:`GenerativeSolver`.
+
+    Parameters
+    ----------
+    n_layer : int, default 2
+        Transformer encoder blocks of the panel transformer, ``>= 1``.
+    n_head : int, default 4
+        Attention heads, ``>= 1``, dividing ``n_embd``.
+    n_embd : int, default 64
+        Width ``d`` of the panel vectors, ``>= 1``.
+    steps : int, default 2000
+        Training steps, ``>= 1``.
+    batch : int, default 64
+        Matrices per step, ``>= 1``.
+    lr : float, default 2e-3
+        Peak AdamW learning rate, finite and ``> 0``.
+    warmup : int, default 100
+        Steps of linear warm-up before the cosine decay, ``>= 0``.
+    max_extra_hidden : int, default 4
+        Each training matrix hides one target panel and, drawn uniformly, 0 to this many more
+        panels; in ``[0, 8]``.
+    """
 
     n_layer: int = 2
     n_head: int = 4
@@ -122,7 +143,30 @@ def lr_at(step: int, steps: int, lr: float, warmup: int) -> float:
 
 
 class GenerativeSolver:
-    """``fit(tokens)`` on complete matrices ``(N, 9, 4)``, then the three answer methods."""
+    """The unified conditional generative solver: one ``p_theta(x_t | x_C)`` for every format.
+
+    ``fit(tokens)`` trains on complete matrices (N, 9, 4) by hiding panels at random; then
+    ``answer_matrix`` (scores (B, 8), argmax), ``answer_odd_one_out`` (scores (B, 9), argmin)
+    and ``answer_analogy`` (scores (B, 8), argmax) score targets by their predictability
+    ``S(x_t | x_C)``. Tokens are codes in ``[0, n_codes)``, four per panel.
+
+    Parameters
+    ----------
+    n_codes : int
+        Size ``K`` of the token vocabulary, ``>= 2`` (for instance ``PatchCodebook.n_codes``).
+    config : SolverConfig, default SolverConfig()
+        Sizes and training budget.
+    seed : int, default 0
+        Seed of the initialisation and of the training draws.
+    score : {"log_likelihood", "mean_probability"}, default "log_likelihood"
+        Predictability of a panel: ``sum_j log p(z_j | z_C)`` over its four tokens, or the
+        official code's ``mean_j p(z_j | z_C)``.
+
+    Notes
+    -----
+    After ``fit``: ``losses`` (list of float, the cross-entropy of each step) and
+    ``train_seconds``.
+    """
 
     def __init__(
         self,

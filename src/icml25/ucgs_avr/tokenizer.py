@@ -18,7 +18,24 @@ from icml25.ucgs_avr.render import image_cells
 
 
 class PatchCodebook:
-    """``fit(images)`` then ``encode(images)``: ``(..., 2c, 2c)`` uint8 -> ``(..., 4)`` tokens."""
+    """A k-means codebook on panel cells: ``fit(images)`` then ``encode(images)``.
+
+    ``encode`` maps panel images (..., 2c, 2c) to tokens (..., 4), one per layout cell (the
+    index of its nearest centre); ``decode`` maps tokens back to the images of the centres.
+
+    Parameters
+    ----------
+    codebook_size : int, default 128
+        Largest number of centres, ``>= 2``; ``fit`` uses ``min(codebook_size, distinct
+        patches)``.
+    seed : int, default 0
+        ``random_state`` of ``KMeans``, ``>= 0``.
+
+    Notes
+    -----
+    After ``fit``: ``kmeans`` (the fitted scikit-learn ``KMeans``) and ``n_codes``, the number
+    of centres ``K``.
+    """
 
     def __init__(self, codebook_size: int = 128, seed: int = 0):
         if isinstance(codebook_size, bool) or not isinstance(codebook_size, int):
