@@ -167,7 +167,7 @@ def _page(site, slug):
 def _row(site, slug):
     """The index's row of one paper."""
     html = site.index.read_text(encoding="utf-8")
-    found = re.search(rf'<tr id="{slug}">(.*?)</tr>', html, re.S)
+    found = re.search(rf'<tr id="{slug}"[^>]*>(.*?)</tr>', html, re.S)
     assert found, slug
     return found[1]
 
@@ -506,4 +506,18 @@ def test_the_index_opens_with_the_tally_of_the_evidence_and_a_bar_per_claim(tmp_
         for c in s["claims"]
     )
     assert html.count("<rect ") == measured
-    assert html.index('<div class="card tally">') < html.index("<table>")  # before the papers
+    assert html.index('<div class="card tally">') < html.index('<table id="papers">')  # first
+
+
+def test_index_rows_carry_the_area_and_verdicts_the_filters_select_on(site):
+    html = site.index.read_text(encoding="utf-8")
+    rows = dict(re.findall(r'<tr id="([^"]+)" data-area="[^"]+" data-verdicts="([^"]*)">', html))
+    assert set(rows) == {card.slug for card in catalog.cards()}
+    for card in catalog.cards():
+        assert f'<tr id="{card.slug}" data-area="{card.area}"' in html
+        assert f"<option>{card.area}</option>" in html
+    assert rows[MIXED] == "reproduced not-reproduced not-measured"  # its claims, not its checks
+    assert rows[FAILED] == "incomplete"
+    with_evidence = {SLUG, MIXED, FAILED, ODD}
+    assert {slug for slug, v in rows.items() if v == "no-evidence"} >= set(rows) - with_evidence
+    assert 'id="filters" hidden' in html  # the script shows it: no dead controls without it

@@ -52,6 +52,7 @@ FIGURE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg")
 SYMBOLS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">"}
 
 OnError = Callable[[store.Unreadable], None]
+CLAIM_VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, NOT_MEASURED, INCOMPLETE)
 
 
 def build(runs: Path | None, out: Path, on_error: OnError | None = None) -> Path:
@@ -84,7 +85,12 @@ def build(runs: Path | None, out: Path, on_error: OnError | None = None) -> Path
             store.write_text_atomic(out / f"{card.slug}.html", page)
         rest = [view for view in shown if view is not first]
         papers.append(
-            {"card": card, "shown": [first, *rest] if first else [], "unreadable": unreadable}
+            {
+                "card": card,
+                "shown": [first, *rest] if first else [],
+                "unreadable": unreadable,
+                "verdicts": evidence_verdicts(_evidence_view(shown)),
+            }
         )
     index = out / "index.html"
     totals = {
@@ -102,6 +108,7 @@ def build(runs: Path | None, out: Path, on_error: OnError | None = None) -> Path
         overall.update(view["counts"])
     page = env.get_template("index.html").render(
         papers=papers,
+        areas=sorted({p["card"].area for p in papers}),
         totals=totals,
         overall={"papers": len(evidence), **overall},
         all_committed=all(view["committed"] for _, view in evidence),
@@ -116,6 +123,16 @@ def _evidence_view(shown: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The run a paper's evidence is: the first (page order) at a scale above smoke, without
     a model; None when there is none."""
     return next((v for v in shown if not v["smoke"] and v["model"] is None), None)
+
+
+def evidence_verdicts(view: Mapping[str, Any] | None) -> list[str]:
+    """The verdicts among a paper's evidence claims, as CSS names (``not-reproduced``), in
+    the order of :data:`claims.VERDICTS`; ``["no-evidence"]`` for a paper without a run above
+    smoke scale. The index filters its rows by them."""
+    if view is None:
+        return ["no-evidence"]
+    found = {c["verdict"] for c in view["claims"] if c["kind"] == CLAIM}
+    return [v.replace(" ", "-") for v in CLAIM_VERDICTS if v in found]
 
 
 def claim_margin(claim: Mapping[str, Any]) -> float | None:
