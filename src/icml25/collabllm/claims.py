@@ -15,7 +15,7 @@ CLAIMS = (
         "a_success_gap",
         ">=",
         0.15,
-        paper_value="+18.5% task performance on average over three tasks (against baselines)",
+        paper_value="task performance up 18.5% on average over three tasks (against baselines)",
         source="Abstract; Table 1",
         replicates="a_success_gap[replicate=*]",
     ),

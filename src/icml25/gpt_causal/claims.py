@@ -16,7 +16,7 @@ CLAIMS = (
         "a_id_legal_rate",
         ">=",
         0.90,
-        paper_value="about 95% legal moves, 8x8 (from a summary of the paper, not its text)",
+        paper_value="about 0.95 (95% legal moves), 8x8 (from a summary of the paper, not its text)",
         source="Sec. 5 (Othello experiments)",
     ),
     Claim(
