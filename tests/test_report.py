@@ -521,3 +521,14 @@ def test_index_rows_carry_the_area_and_verdicts_the_filters_select_on(site):
     with_evidence = {SLUG, MIXED, FAILED, ODD}
     assert {slug for slug, v in rows.items() if v == "no-evidence"} >= set(rows) - with_evidence
     assert 'id="filters" hidden' in html  # the script shows it: no dead controls without it
+
+
+def test_a_markdown_file_beside_a_readme_is_a_page_the_readme_links_to(tmp_path):
+    card = catalog.card("hiref")  # README.md and BENCHMARK.md
+    readme = report._readme_html(card, tmp_path)
+    assert 'href="hiref/BENCHMARK.html"' in readme and 'href="BENCHMARK.md"' not in readme
+    report._companion_pages(card, tmp_path, report._environment(), "now")
+    page = (tmp_path / "hiref" / "BENCHMARK.html").read_text(encoding="utf-8")
+    assert "Scale, memory and Dask" in page and 'href="../hiref.html"' in page
+    for src in re.findall(r'<img [^>]*src="([^"]+)"', page):
+        assert (tmp_path / "hiref" / src).is_file(), src

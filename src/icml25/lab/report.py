@@ -83,6 +83,7 @@ def build(runs: Path | None, out: Path, on_error: OnError | None = None) -> Path
                 stamp=stamp,
             )
             store.write_text_atomic(out / f"{card.slug}.html", page)
+            _companion_pages(card, out, env, stamp)
         rest = [view for view in shown if view is not first]
         papers.append(
             {
@@ -553,10 +554,37 @@ def _readme_html(card: catalog.Card, out: Path) -> str:
             if item.is_file() and item.name.lower().endswith(FIGURE_SUFFIXES):
                 target = out / card.slug / "readme-figures" / item.name
                 store.write_atomic(target, item.read_bytes())
-    html = markdown_html(readme)
-    html = html.replace('src="figures/', f'src="{card.slug}/readme-figures/')
-    html = _REMOTE_IMAGE.sub(lambda m: f'<a href="{m["src"]}">[image: {m["src"]}]</a>', html)
+    html = _package_markdown(readme, f"{card.slug}/readme-figures/", f"{card.slug}/")
     return _HEADING.sub(lambda m: f"<{m[1]}h{min(int(m[2]) + 2, 6)}", html)
+
+
+def _companion_pages(card: catalog.Card, out: Path, env: Environment, stamp: str) -> None:
+    """Each Markdown file beside the paper's README (hiref's ``BENCHMARK.md``) as a page of
+    its own, ``<slug>/<NAME>.html``, where the README's links to it point; its figures are those
+    :func:`_readme_html` copied."""
+    folder = resources.files("icml25").joinpath(card.slug)
+    if not folder.is_dir():
+        return
+    for item in folder.iterdir():
+        if item.is_file() and item.name.endswith(".md") and item.name != "README.md":
+            html = _package_markdown(item.read_text(encoding="utf-8"), "readme-figures/", "")
+            html = html.replace('href="README.md"', f'href="../{card.slug}.html"')
+            page = env.get_template("companion.html").render(
+                card=card, name=item.name, content=html, stamp=stamp
+            )
+            store.write_text_atomic(out / card.slug / f"{item.name[:-3]}.html", page)
+
+
+def _package_markdown(text: str, figures: str, companions: str) -> str:
+    """Markdown of a paper's package as HTML: its ``figures/`` images pointing to ``figures``,
+    an image on the network turned into a link, and links to a Markdown file beside it
+    (``NAME.md``) to its page, ``companions + NAME.html``."""
+    html = markdown_html(text).replace('src="figures/', f'src="{figures}')
+    html = _COMPANION_LINK.sub(lambda m: f'href="{companions}{m[1]}.html', html)
+    return _REMOTE_IMAGE.sub(lambda m: f'<a href="{m["src"]}">[image: {m["src"]}]</a>', html)
+
+
+_COMPANION_LINK = re.compile(r'href="(?!README\.md)([A-Za-z][\w-]*)\.md(?=["#])')
 
 
 _README_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\(figures/(?P<name>[^)\s/]+)\)")
