@@ -60,7 +60,23 @@ def _json_object(text: str) -> dict | None:
 
 
 def mentioned_option(conv: Conversation, slot: int, text: str) -> int | None:
-    """The option of ``slot`` whose words appear in ``text`` (the longest match), or None."""
+    """The option of ``slot`` whose words appear in ``text`` (the longest match).
+
+    Parameters
+    ----------
+    conv : Conversation
+        The chat; its task gives the slot's options.
+    slot : int
+        The slot, ``0 <= slot < N_SLOTS``.
+    text : str
+        Free text, matched case-insensitively.
+
+    Returns
+    -------
+    int or None
+        Index of the longest option of ``slot`` contained in ``text`` (the larger index on
+        equal lengths); None if no option is.
+    """
     lower = text.lower()
     options = conv.task.spec.slots[slot].options
     hits = [(len(o), i) for i, o in enumerate(options) if o.lower() in lower]
@@ -68,8 +84,20 @@ def mentioned_option(conv: Conversation, slot: int, text: str) -> int | None:
 
 
 def asked_slot(conv: Conversation, text: str) -> int:
-    """The slot a free-text question is about: the first slot named in it (by its name or an
-    option's words); ``VAGUE`` if none."""
+    """The slot a free-text question is about: the first slot named in it.
+
+    Parameters
+    ----------
+    conv : Conversation
+        The chat; its task gives the slots.
+    text : str
+        The question, matched case-insensitively against each slot's name and options' words.
+
+    Returns
+    -------
+    int
+        The slot named earliest in ``text`` (the lower slot on a tie); ``VAGUE`` if none.
+    """
     lower, best = text.lower(), (len(text) + 1, VAGUE)
     for j, slot in enumerate(conv.task.spec.slots):
         for word in (slot.name, *slot.options):
@@ -80,13 +108,28 @@ def asked_slot(conv: Conversation, text: str) -> int:
 
 
 class LLMUser:
-    """The user simulator as a language model: it knows the intent, answers a clarifying question
-    with minimal effort, and the chat ends after an answer (as with the programmatic user).
+    """The user simulator as a language model.
 
+    It knows the intent, answers a clarifying question with minimal effort, and the chat ends
+    after an answer (as with the programmatic user).
+
+    Parameters
+    ----------
+    client : icml25.common.llm.LLMClient
+        The model client; anything with ``chat(messages, temperature=, max_tokens=, seed=)``
+        returning an object with ``.text``.
+    temperature : float, default 0.0
+        Sampling temperature of each request.
+    max_tokens : int, default 200
+        Most tokens of each reply.
+
+    Notes
+    -----
     Each request carries a seed drawn from the ``rng`` given to ``reply`` (``step`` passes the
     chat's generator), so the continuations that the multiturn-aware reward samples are distinct
     requests: without it, identical prompts share one cache entry and, at ``temperature > 0``,
-    the ``num_samples`` continuations would collapse into one cached reply."""
+    the ``num_samples`` continuations would collapse into one cached reply.
+    """
 
     def __init__(self, client, *, temperature: float = 0.0, max_tokens: int = 200):
         self.client, self.temperature, self.max_tokens = client, temperature, max_tokens
@@ -119,8 +162,21 @@ class LLMUser:
 
 
 class LLMPolicy:
-    """The assistant as a language model: each turn it asks a free-text question (attributed to
-    a slot by ``asked_slot``) or answers with a JSON object of options."""
+    """The assistant as a language model.
+
+    Each turn it asks a free-text question (attributed to a slot by ``asked_slot``) or answers
+    with a JSON object of options.
+
+    Parameters
+    ----------
+    client : icml25.common.llm.LLMClient
+        The model client; anything with ``chat(messages, temperature=, max_tokens=, seed=)``
+        returning an object with ``.text``.
+    temperature : float, default 0.0
+        Sampling temperature of each request.
+    max_tokens : int, default 300
+        Most tokens of each reply.
+    """
 
     def __init__(self, client, *, temperature: float = 0.0, max_tokens: int = 300):
         self.client, self.temperature, self.max_tokens = client, temperature, max_tokens

@@ -25,10 +25,29 @@ TERMINATE = "[[TERMINATE CHAT]]"
 class Conversation:
     """The state of one chat: what the assistant knows, what it has said, and its counters.
 
-    ``known[j]`` is the option of slot ``j`` the assistant has been told (``None`` if not);
-    ``relevant``/``irrelevant`` count questions about unknown/known slots (the interactivity
-    rubric); ``tokens`` counts the assistant's tokens; ``answer`` is the artefact of its last
-    answer (``None`` before any); ``done`` is set when the user ends the chat.
+    Open a chat with ``Conversation.open(task)``.
+
+    Parameters
+    ----------
+    task : Task
+        The hidden-intent task.
+    known : list, default []
+        ``known[j]``: the option of slot ``j`` the assistant has been told (None if not), one
+        entry per slot.
+    messages : list, default []
+        The chat as ``{"role": ..., "content": ...}`` dicts.
+    relevant : int, default 0
+        Questions about slots that were unknown (the interactivity rubric).
+    irrelevant : int, default 0
+        Questions about known slots, or about no slot.
+    tokens : int, default 0
+        The assistant's tokens so far (``count_tokens``).
+    turns : int, default 0
+        The assistant's messages so far.
+    answer : object, default None
+        The artefact of the assistant's last answer; None before any.
+    done : bool, default False
+        Set when the user ends the chat.
     """
 
     task: Task
@@ -79,7 +98,24 @@ class Conversation:
 
 
 def assistant_text(conv: Conversation, action: int, choice: tuple | None = None) -> str:
-    """The assistant's message for ``action`` (a question, or an answer with its artefact)."""
+    """The assistant's message for ``action``: a question, or an answer with its artefact.
+
+    Parameters
+    ----------
+    conv : Conversation
+        The chat so far.
+    action : int
+        ``0 .. N_SLOTS - 1`` asks about that slot, ``ANSWER`` answers, ``VAGUE`` asks about no
+        slot.
+    choice : tuple or None, default None
+        For an answer, the options to use (None entries settled as ``Conversation.guess``
+        does).
+
+    Returns
+    -------
+    str
+        The message text.
+    """
     fam = conv.task.spec
     if action == VAGUE:
         return "Could you tell me more about what you need?"
@@ -98,8 +134,16 @@ def assistant_text(conv: Conversation, action: int, choice: tuple | None = None)
 
 
 class ProgrammaticUser:
-    """A user who answers clarifying questions truthfully with minimal effort and ends the chat
-    after an answer. ``informative=False`` is the control: it never says what it wants."""
+    """A user who answers clarifying questions truthfully with minimal effort.
+
+    It ends the chat after an answer.
+
+    Parameters
+    ----------
+    informative : bool, default True
+        False gives the control user, who answers every question with "whatever you think is
+        best" and never says what it wants.
+    """
 
     def __init__(self, informative: bool = True):
         self.informative = informative
@@ -128,11 +172,34 @@ def step(
     choice: tuple | None = None,
     rng=None,
 ) -> Conversation:
-    """Apply the assistant's ``action`` and the user's reply to ``conv`` (in place). A language
-    model assistant passes its own ``text`` and, for an answer, its ``choice`` of options
-    (``None`` entries: settled as ``Conversation.guess`` does). ``user.reply(conv, action, rng)``
-    returns the user's message and the option it reveals for the asked slot (or ``None``); a
-    sampling user (``LLMUser``) draws its request's seed from ``rng``."""
+    """Apply the assistant's ``action`` and the user's reply to ``conv`` (in place).
+
+    Parameters
+    ----------
+    conv : Conversation
+        The chat, changed in place.
+    action : int
+        ``0 .. N_SLOTS - 1`` asks about that slot, ``ANSWER`` answers, ``VAGUE`` asks about no
+        slot.
+    user : object
+        Anything with ``reply(conv, action, rng) -> (message, revealed option or None)``, such
+        as ``ProgrammaticUser`` or ``LLMUser``.
+    text : str or None, default None
+        A language-model assistant's own message for a question; None (and always for an
+        answer) uses ``assistant_text``.
+    choice : tuple or None, default None
+        For an answer, the assistant's options (None entries settled as
+        ``Conversation.guess`` does).
+    rng : numpy.random.Generator or None, default None
+        Passed to ``user.reply``; a sampling user (``LLMUser``) draws its request's seed from
+        it.
+
+    Returns
+    -------
+    Conversation
+        ``conv`` itself, with the two messages, counters, ``known``, ``answer`` and ``done``
+        updated.
+    """
     if text is None or action == ANSWER:
         text = assistant_text(conv, action, choice)
     conv.messages.append({"role": "assistant", "content": text})
@@ -153,8 +220,27 @@ def step(
 
 
 def decide(policy, conv: Conversation, rng) -> tuple[int, str | None, tuple | None]:
-    """The assistant's next move: (action, its own text or None, its answer's choice or None).
-    A policy has ``probs(conv)`` (sampled here with ``rng``) or ``act(conv, rng)``."""
+    """The assistant's next move.
+
+    Parameters
+    ----------
+    policy : object
+        A policy with ``probs(conv) -> (N_ACTIONS,)`` probabilities (sampled here with
+        ``rng``) or with ``act(conv, rng)`` (a language model).
+    conv : Conversation
+        The chat so far.
+    rng : numpy.random.Generator
+        Draws the action (or the model's request seed).
+
+    Returns
+    -------
+    action : int
+        The action.
+    text : str or None
+        The policy's own message (None for a ``probs`` policy or an answer).
+    choice : tuple or None
+        A language model's answer options (None otherwise).
+    """
     if hasattr(policy, "probs"):
         p = policy.probs(conv)
         return int(rng.choice(len(p), p=p)), None, None

@@ -32,9 +32,24 @@ def _mask_unknown(mask: int) -> np.ndarray:
 
 
 class BasePolicy:
-    """The passive base assistant: answer with probability ``answer_prob``; else a question,
-    split evenly over the unknown slots; each known slot is asked again with weight
-    ``redundant`` (a base model sometimes asks what it was told). Renormalised."""
+    """The passive base assistant.
+
+    It answers with probability ``answer_prob``; else it asks a question, split evenly over the
+    unknown slots; each known slot is asked again with weight ``redundant`` (a base model
+    sometimes asks what it was told). The weights are renormalised.
+
+    Parameters
+    ----------
+    answer_prob : float, default 0.8
+        Weight of answering at once, in ``(0, 1]``.
+    redundant : float, default 0.02
+        Weight of asking again each known slot, in ``(0, 1]``.
+
+    Notes
+    -----
+    ``table`` (F, 2^S, A): the action probabilities per family and known-slot mask;
+    ``probs(conv)`` reads its row.
+    """
 
     def __init__(self, answer_prob: float = 0.8, redundant: float = 0.02):
         check_real("answer_prob", answer_prob, low=0.0, high=1.0, low_open=True)
@@ -63,7 +78,14 @@ class OraclePolicy:
 
 @dataclass
 class TabularPolicy:
-    """``table`` (F, 2^S, A): action probabilities per family and known-slot mask."""
+    """A policy given by a table of action probabilities (what ``dpo_train`` returns).
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        (F, 2^S, A): action probabilities per family and known-slot mask, each row summing to
+        1; ``probs(conv)`` reads the row of ``conv``.
+    """
 
     table: np.ndarray
 
@@ -73,6 +95,18 @@ class TabularPolicy:
 
 @dataclass(frozen=True)
 class DPOResult:
+    """The outcome of :func:`dpo_train`.
+
+    Parameters
+    ----------
+    policy : TabularPolicy
+        The trained policy.
+    losses : numpy.ndarray
+        (steps,): the DPO loss before each Adam step.
+    converged : bool
+        Whether the policy stopped moving before ``max_steps`` (True for no pairs).
+    """
+
     policy: TabularPolicy
     losses: np.ndarray  # (steps,)
     converged: bool
@@ -87,9 +121,34 @@ def dpo_train(
     max_steps: int = 4000,
     tol: float = 1e-3,
 ) -> DPOResult:
-    """DPO (Rafailov et al., 2023) of a tabular policy initialised at the reference, full batch
-    Adam; stops when no action probability moved by more than ``tol`` over the last 100 steps
-    (the policy has plateaued; the loss of separable pairs keeps falling as logits grow)."""
+    """DPO (Rafailov et al., 2023) of a tabular policy initialised at the reference.
+
+    Full-batch Adam on ``-log sigmoid(beta [(log pi(c) - log ref(c)) - (log pi(r) -
+    log ref(r))])``; it stops when no action probability moved by more than ``tol`` over the
+    last 100 steps (the policy has plateaued; the loss of separable pairs keeps falling as
+    logits grow).
+
+    Parameters
+    ----------
+    pairs : PreferencePairs
+        The chosen/rejected actions per state.
+    reference : BasePolicy
+        The reference policy and start; anything with a ``table`` (F, 2^S, A) of positive
+        probabilities.
+    beta : float, default 0.1
+        The DPO temperature ``beta``, ``> 0``.
+    lr : float, default 0.05
+        Adam's learning rate on the logits.
+    max_steps : int, default 4000
+        Most Adam steps, ``>= 1``.
+    tol : float, default 1e-3
+        Largest change of an action probability over 100 steps that counts as converged.
+
+    Returns
+    -------
+    DPOResult
+        The trained :class:`TabularPolicy`, the loss of every step, and whether it converged.
+    """
     beta = check_real("beta", beta, low=0.0, high=np.inf, low_open=True)
     max_steps = check_int("max_steps", max_steps, minimum=1)
     ref = torch.tensor(np.log(reference.table))  # (F, 2^S, A)
@@ -126,12 +185,30 @@ def evaluate(
     max_turns: int = 6,
     rng: np.random.Generator,
 ) -> dict[str, np.ndarray]:
-    """Run ``policy`` (see ``dialogue.decide``) against ``user`` on every task, at most
-    ``max_turns`` assistant turns each. Per task (T,): ``success`` (exact artefact), ``score``
-    (task metric), ``asked_first`` (first reply is a question), ``questions``, ``turns``,
-    ``tokens``, ``interactivity``, ``family``, ``ambiguity``, ``model_error`` (1: a language
-    model's request failed with ``LLMError`` and the chat stopped there; its other columns are
-    those of the chat so far); and ``errors``, the list of those failures as text."""
+    """Run a policy against a user on every task and collect per-task metrics.
+
+    Parameters
+    ----------
+    policy : object
+        The assistant: ``probs(conv)`` or ``act(conv, rng)`` (see ``dialogue.decide``).
+    tasks : list of Task
+        The tasks, ``T`` of them; each opens one chat.
+    user : object
+        The user simulator, with ``reply(conv, action, rng)``.
+    max_turns : int, default 6
+        Most assistant turns per chat, ``>= 1``.
+    rng : numpy.random.Generator
+        Draws the policy's actions and a sampling user's seeds.
+
+    Returns
+    -------
+    dict
+        Float arrays (T,): ``success`` (exact artefact), ``score`` (task metric),
+        ``asked_first`` (first reply is a question), ``questions``, ``turns``, ``tokens``,
+        ``interactivity``, ``family``, ``ambiguity``, ``model_error`` (1: a language model's
+        request failed with ``LLMError`` and the chat stopped there; its other columns are
+        those of the chat so far); and ``errors``, the list of those failures as text.
+    """
     max_turns = check_int("max_turns", max_turns, minimum=1)
     rows, errors = [], []
     for i, task in enumerate(tasks):

@@ -28,9 +28,20 @@ from icml25.common.validate import check_int, check_real
 
 
 def interactivity(conv: Conversation) -> float:
-    """A rubric standing in for the paper's LLM judge (1: asks all relevant questions, 0: none):
-    (relevant - irrelevant questions) / slots unstated in the opening, clipped to [0, 1]; with
-    nothing unstated, 1 unless the assistant asked something it had been told."""
+    """The interactivity score: a rubric standing in for the paper's LLM judge.
+
+    Parameters
+    ----------
+    conv : Conversation
+        The chat to score.
+
+    Returns
+    -------
+    float
+        ``(relevant - irrelevant questions) / slots unstated in the opening``, clipped to
+        ``[0, 1]`` (1: asked every relevant question, 0: none); with nothing unstated, 1 unless
+        the assistant asked something it had been told, else 0.
+    """
     unstated = conv.task.ambiguity
     if unstated == 0:
         return 1.0 if conv.irrelevant == 0 else 0.0
@@ -38,14 +49,40 @@ def interactivity(conv: Conversation) -> float:
 
 
 def conversation_metrics(conv: Conversation) -> dict[str, float]:
-    """Task metric of the last answer (0 if none), interactivity, assistant tokens in thousands."""
+    """The metrics of a conversation that the reward weighs.
+
+    Parameters
+    ----------
+    conv : Conversation
+        The chat to score.
+
+    Returns
+    -------
+    dict of str to float
+        ``"task"``: the task metric of the last answer (0 if none), in ``[0, 1]``;
+        ``"interactivity"``: :func:`interactivity`; ``"tokens_k"``: the assistant's tokens in
+        thousands.
+    """
     task = 0.0 if conv.answer is None else task_score(conv.task, conv.answer)
     return {"task": task, "interactivity": interactivity(conv), "tokens_k": conv.tokens / 1000}
 
 
 def conversation_reward(conv: Conversation, use_interactivity: bool = True) -> float:
-    """R*(t | g): the family's weighted sum of the conversation's metrics (``use_interactivity``
-    False drops the interactivity term, an ablation)."""
+    """The conversation-level reward ``R*(t | g)``.
+
+    Parameters
+    ----------
+    conv : Conversation
+        The chat to score.
+    use_interactivity : bool, default True
+        Whether ``R*`` includes the interactivity term; False drops it (an ablation).
+
+    Returns
+    -------
+    float
+        The family's weighted sum ``w_task * task + w_int * interactivity + w_tok * tokens_k``
+        of :func:`conversation_metrics`.
+    """
     m, fam = conversation_metrics(conv), conv.task.spec
     return (
         fam.weight_task * m["task"]
@@ -61,8 +98,28 @@ def simulate(
     max_assistant_turns: int,
     rng: np.random.Generator,
 ) -> Conversation:
-    """Continue ``conv`` (in place) with ``policy`` (see ``dialogue.decide``) until the
-    user ends the chat or the assistant has spoken ``max_assistant_turns`` more times."""
+    """Continue a chat with a policy until the user ends it or a turn limit.
+
+    Parameters
+    ----------
+    conv : Conversation
+        The chat, continued in place.
+    policy : object
+        The assistant: a policy with ``probs(conv)`` or ``act(conv, rng)`` (see
+        ``dialogue.decide``).
+    user : ProgrammaticUser
+        The user simulator: anything with ``reply(conv, action, rng)``, such as
+        ``ProgrammaticUser`` or ``LLMUser``.
+    max_assistant_turns : int
+        Most further assistant messages (0 or less: none).
+    rng : numpy.random.Generator
+        Draws the policy's actions and a sampling user's seeds.
+
+    Returns
+    -------
+    Conversation
+        ``conv`` itself, continued.
+    """
     for _ in range(max_assistant_turns):
         if conv.done:
             break
@@ -155,9 +212,34 @@ def exact_multiturn_aware_reward(
     max_new_turns: int = 4,
     use_interactivity: bool = True,
 ) -> float:
-    """The expectation that ``multiturn_aware_reward`` estimates, by enumerating every
-    continuation of a policy with ``probs`` (feasible only for a few actions and turns; with a
-    language model the continuations cannot be enumerated, hence the paper's sampling)."""
+    """The exact multiturn-aware reward, by enumerating every continuation.
+
+    This is the expectation that ``multiturn_aware_reward`` estimates; it is feasible only for
+    a few actions and turns (with a language model the continuations cannot be enumerated, hence
+    the paper's sampling).
+
+    Parameters
+    ----------
+    conv : Conversation
+        The chat history; it is copied, not changed.
+    action : int
+        The candidate reply (``0 .. N_SLOTS - 1``, ``ANSWER`` or ``VAGUE``).
+    rollout_policy : object
+        The continuing assistant; it must have ``probs(conv) -> (N_ACTIONS,)``.
+    user : ProgrammaticUser
+        A deterministic user simulator with ``reply(conv, action, rng)`` (it is called without
+        ``rng``).
+    max_new_turns : int, default 4
+        Most messages after the candidate, ``>= 0``; the assistant speaks
+        ``max_new_turns // 2`` more times.
+    use_interactivity : bool, default True
+        Whether ``R*`` includes the interactivity term; False drops it (an ablation).
+
+    Returns
+    -------
+    float
+        The probability-weighted mean of ``R*`` over all continuations.
+    """
     max_new_turns = check_int("max_new_turns", max_new_turns, minimum=0)
 
     def value(c: Conversation, turns: int) -> float:
@@ -174,14 +256,45 @@ def exact_multiturn_aware_reward(
 def single_turn_reward(
     conv: Conversation, action: int, user: ProgrammaticUser, use_interactivity: bool = True
 ) -> float:
-    """The baseline's reward of the next reply only: R* of the history plus the candidate."""
+    """The baseline's reward of the next reply only: ``R*`` of the history plus the candidate.
+
+    Parameters
+    ----------
+    conv : Conversation
+        The chat history; it is copied, not changed.
+    action : int
+        The candidate reply (``0 .. N_SLOTS - 1``, ``ANSWER`` or ``VAGUE``).
+    user : ProgrammaticUser
+        The user simulator: anything with ``reply(conv, action, rng)``, such as
+        ``ProgrammaticUser`` or ``LLMUser``.
+    use_interactivity : bool, default True
+        Whether ``R*`` includes the interactivity term; False drops it (an ablation).
+
+    Returns
+    -------
+    float
+        ``R*`` of the chat that ends with the candidate and the user's reply to it.
+    """
     return conversation_reward(step(conv.copy(), action, user), use_interactivity)
 
 
 @dataclass(frozen=True)
 class PreferencePairs:
-    """Chosen/rejected actions per state: ``family``, ``mask`` (known slots), ``chosen``,
-    ``rejected``, ``gap`` (reward of chosen minus rejected), each (P,)."""
+    """Chosen/rejected actions per state, ``P`` pairs.
+
+    Parameters
+    ----------
+    family : numpy.ndarray
+        (P,) int: the task family of each pair's state.
+    mask : numpy.ndarray
+        (P,) int: the known slots of the state, as bits (``Conversation.mask``).
+    chosen : numpy.ndarray
+        (P,) int: the chosen (higher-reward) action.
+    rejected : numpy.ndarray
+        (P,) int: the rejected (lower-reward) action.
+    gap : numpy.ndarray
+        (P,) float: reward of chosen minus reward of rejected.
+    """
 
     family: np.ndarray
     mask: np.ndarray
@@ -207,11 +320,46 @@ def build_preference_pairs(
     use_interactivity: bool = True,
     rng: np.random.Generator,
 ) -> PreferencePairs:
-    """The paper's offline preference data (Sec. 3.3; official ``build_dataset`` and
-    ``to_dpo_dataset``): at each assistant turn, sample ``num_candidates`` distinct replies from
-    the ``reference`` policy, score each with MR (``window`` messages; 0: single-turn reward),
-    keep (best, worst) as (chosen, rejected) when their gap is at least ``minimum_gap``, and
-    continue the chat with the best reply and the user's answer to it."""
+    """The paper's offline preference data (Sec. 3.3), chosen and rejected replies by MR.
+
+    As the official ``build_dataset`` and ``to_dpo_dataset``: at each assistant turn, sample
+    ``num_candidates`` distinct replies from the ``reference`` policy, score each with MR
+    (``window`` messages; 0: single-turn reward), keep (best, worst) as (chosen, rejected) when
+    their gap is at least ``minimum_gap``, and continue the chat with the best reply and the
+    user's answer to it.
+
+    Parameters
+    ----------
+    tasks : list of Task
+        The tasks; each opens one chat.
+    reference : object
+        The policy the candidates are drawn from; it must have ``probs(conv)``.
+    rollout_policy : object
+        The assistant of the MR continuations (``probs`` or ``act``).
+    user : ProgrammaticUser
+        The user simulator: anything with ``reply(conv, action, rng)``, such as
+        ``ProgrammaticUser`` or ``LLMUser``.
+    window : int
+        ``max_new_turns`` of the MR estimate, ``>= 0`` (0: single-turn reward).
+    num_candidates : int, default 3
+        Distinct candidates per turn, ``>= 2`` (fewer when fewer actions have positive
+        probability).
+    num_samples : int, default 3
+        Continuations per MR estimate, ``>= 1``.
+    minimum_gap : float, default 0.02
+        Least reward gap of a kept pair, ``>= 0``.
+    max_turns : int, default 6
+        Most assistant turns per chat.
+    use_interactivity : bool, default True
+        Whether ``R*`` includes the interactivity term; False drops it (an ablation).
+    rng : numpy.random.Generator
+        Draws the candidates (Gumbel top-k) and the MR continuations.
+
+    Returns
+    -------
+    PreferencePairs
+        The kept pairs, in the order they were found.
+    """
     num_candidates = check_int("num_candidates", num_candidates, minimum=2)
     check_real("minimum_gap", minimum_gap, low=0.0, high=np.inf)
     rows = []

@@ -28,6 +28,11 @@ class DeFoG:
     ----------
     config : DeFoGConfig or None, default None
         Training configuration; None: ``DeFoGConfig()``.
+
+    Notes
+    -----
+    scikit-learn: not an estimator: ``fit`` takes graphs and ``sample`` makes new ones, with
+    no ``X``, ``y`` or ``predict``, so ``check_estimator`` does not apply.
     """
 
     def __init__(self, config: DeFoGConfig | None = None):

@@ -34,8 +34,32 @@ def attend(
 ) -> torch.Tensor:
     """The attention output at the query token, torch (differentiable).
 
-    Shapes: context (B, L, n), query (B, n), W_KQ and W_PV (n, n) -> (B, n). Tensors of other
-    shapes, empty or holding NaN or inf, and an unknown ``kind`` are refused.
+    Tensors of other shapes, empty or holding NaN or inf, and an unknown ``kind`` are refused.
+
+    Parameters
+    ----------
+    context : torch.Tensor
+        (B, L, n): for each of B prompts, its L clean context tokens in ``R^n``.
+    query : torch.Tensor
+        (B, n): the noisy query token ``x~`` of each prompt.
+    W_KQ : torch.Tensor
+        (n, n): the merged key-query matrix.
+    W_PV : torch.Tensor
+        (n, n): the merged projection-value matrix.
+    kind : {"linear", "softmax"}
+        Which attention: ``"linear"`` (no softmax, scaled by ``1/L``) or ``"softmax"``.
+
+    Returns
+    -------
+    torch.Tensor
+        (B, n): the output ``x^`` at the query token, differentiable in all four inputs.
+
+    Raises
+    ------
+    TypeError
+        If an input is not a ``torch.Tensor``.
+    ValueError
+        If ``kind`` is unknown, or a tensor is empty, holds NaN or inf, or has another shape.
     """
     _check_kind(kind)
     tensors = {"context": context, "query": query, "W_KQ": W_KQ, "W_PV": W_PV}
@@ -117,9 +141,20 @@ def attention_denoise(
 
 @dataclass(frozen=True)
 class TrainingRun:
-    """A trained layer: ``W_KQ``, ``W_PV`` (n, n); the mean squared error per coordinate on the
-    training and test prompts before training and after each epoch, (epochs + 1,) each
-    (``test_loss`` is None when trained without a test set)."""
+    """A trained attention layer and its loss curves (:func:`train_attention`).
+
+    Parameters
+    ----------
+    W_KQ : numpy.ndarray
+        (n, n): the trained merged key-query matrix.
+    W_PV : numpy.ndarray
+        (n, n): the trained merged projection-value matrix.
+    train_loss : numpy.ndarray
+        (epochs + 1,): mean squared error per coordinate on the training prompts, before
+        training and after each epoch.
+    test_loss : numpy.ndarray or None
+        (epochs + 1,): the same on the test prompts; None when trained without a test set.
+    """
 
     W_KQ: np.ndarray
     W_PV: np.ndarray
@@ -128,7 +163,24 @@ class TrainingRun:
 
 
 def init_weights(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``W_KQ``, ``W_PV`` with i.i.d. entries ``U[-1/sqrt(n), 1/sqrt(n)]`` (the official code)."""
+    """Initial ``W_KQ``, ``W_PV`` with i.i.d. entries ``U[-1/sqrt(n), 1/sqrt(n)]``.
+
+    The same start as the official code.
+
+    Parameters
+    ----------
+    n : int
+        Token dimension, ``>= 1`` (and ``n * n <= 2**30``).
+    seed : int
+        Seed of the numpy generator, ``>= 0``.
+
+    Returns
+    -------
+    W_KQ : numpy.ndarray
+        (n, n) float64: the initial key-query matrix (drawn first).
+    W_PV : numpy.ndarray
+        (n, n) float64: the initial projection-value matrix.
+    """
     check_int("n", n, minimum=1)
     _check_size("n", n * n)
     check_int("seed", seed, minimum=0)
@@ -147,10 +199,42 @@ def train_attention(
     lr: float = 1e-2,
     seed: int = 0,
 ) -> TrainingRun:
-    """Train ``W_KQ``, ``W_PV`` by Adam on the mean squared error ``|x^ - x_{L+1}|^2 / n``,
-    minibatches of ``batch_size`` reshuffled each epoch, ``lr`` x0.1 at 80% and 90% of the
-    epochs. ``seed`` fixes the initial weights and the shuffling. ``test`` (optional) is only
-    monitored, never trained on."""
+    """Train ``W_KQ``, ``W_PV`` of one attention layer by Adam on the denoising error.
+
+    The loss is the mean squared error per coordinate ``|x^ - x_{L+1}|^2 / n`` on minibatches of
+    ``batch_size`` prompts, reshuffled each epoch; the learning rate is multiplied by 0.1 at 80%
+    and 90% of the epochs. The start is :func:`init_weights` ``(n, seed)``.
+
+    Parameters
+    ----------
+    train : Prompts
+        The training prompts, context (B, L, n).
+    test : Prompts or None, default None
+        Prompts with the same ``n``, only monitored (never trained on).
+    kind : {"softmax", "linear"}, default "softmax"
+        Which attention layer to train.
+    epochs : int
+        Passes over the training prompts, ``>= 1``.
+    batch_size : int
+        Prompts per Adam step, ``>= 1``; the last minibatch of an epoch may be smaller.
+    lr : float, default 1e-2
+        Initial Adam learning rate, ``> 0``.
+    seed : int, default 0
+        Seed of the initial weights and of the shuffling, ``>= 0``.
+
+    Returns
+    -------
+    TrainingRun
+        The trained ``W_KQ``, ``W_PV`` (n, n) and the losses before training and after each
+        epoch, (epochs + 1,) each.
+
+    Raises
+    ------
+    TypeError
+        If ``train`` (or a given ``test``) is not :class:`Prompts`.
+    ValueError
+        If ``kind`` is unknown, a number is out of range, or ``test`` has another ``n``.
+    """
     _check_kind(kind)
     for name, p in (("train", train), ("test", test)):
         if not isinstance(p, Prompts) and (name == "train" or p is not None):
@@ -200,8 +284,21 @@ def train_attention(
 
 
 def scalar_weights(W: np.ndarray) -> tuple[float, float]:
-    """``W ~ c I``: the scalar ``c = mean(diag W)`` and the off-diagonal ratio
-    ``mean |W_ij| (i != j) / |mean(diag W)|`` (0 for an exact scaled identity)."""
+    """How close ``W`` is to a scaled identity ``c I``.
+
+    Parameters
+    ----------
+    W : numpy.ndarray
+        (n, n) square matrix, ``n >= 2``, finite.
+
+    Returns
+    -------
+    c : float
+        The scalar ``c = mean(diag W)``.
+    off_ratio : float
+        ``mean |W_ij| (i != j) / |c|``: 0 for an exact scaled identity (inf or nan when
+        ``c = 0``).
+    """
     W = real_array("W", W)
     if W.ndim != 2 or W.shape[0] != W.shape[1] or W.shape[0] < 2:
         raise ValueError(f"W must be a square matrix of size >= 2, got shape {W.shape}")

@@ -39,8 +39,29 @@ def _positive(name: str, value: float, *, zero_ok: bool = False) -> float:
 def bayes_linear(
     query: np.ndarray, basis: np.ndarray, sigma_0_sq: float, sigma_z_sq: float
 ) -> np.ndarray:
-    """Linear subspace: ``E[x | x~] = sigma_0^2 / (sigma_0^2 + sigma_Z^2) P x~`` with
-    ``P = U U^T`` the projection on the subspace. Shapes: query (B, n), basis (B, n, d)."""
+    """Bayes-optimal denoiser of the linear-subspace task, given the subspace.
+
+    Parameters
+    ----------
+    query : numpy.ndarray
+        (B, n): the noisy queries ``x~``, finite.
+    basis : numpy.ndarray
+        (B, n, d): an orthonormal basis ``U`` of each prompt's subspace.
+    sigma_0_sq : float
+        Variance ``sigma_0^2`` of the subspace coordinates, ``> 0``.
+    sigma_z_sq : float
+        Noise variance ``sigma_Z^2``, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (B, n): the posterior means ``E[x | x~]``.
+
+    Notes
+    -----
+    ``E[x | x~] = sigma_0^2 / (sigma_0^2 + sigma_Z^2) P x~`` with ``P = U U^T`` the projection
+    on the subspace.
+    """
     query, basis = _check_query(query, basis, "basis", 1)
     s0, sz = _positive("sigma_0_sq", sigma_0_sq), _positive("sigma_z_sq", sigma_z_sq)
     coords = np.einsum("bnd,bn->bd", basis, query)  # (B, d)
@@ -48,8 +69,25 @@ def bayes_linear(
 
 
 def bayes_linear_risk(n: int, d: int, sigma_0_sq: float, sigma_z_sq: float) -> float:
-    """The linear task's Bayes risk per coordinate, ``d sigma_0^2 sigma_Z^2 / ((sigma_0^2 +
-    sigma_Z^2) n)`` (the posterior covariance's trace over ``n``); ``1 <= d <= n``."""
+    """The linear task's Bayes risk per coordinate.
+
+    Parameters
+    ----------
+    n : int
+        Token dimension, ``>= 1``.
+    d : int
+        Subspace dimension, ``1 <= d <= n``.
+    sigma_0_sq : float
+        Variance ``sigma_0^2`` of the subspace coordinates, ``> 0``.
+    sigma_z_sq : float
+        Noise variance ``sigma_Z^2``, ``> 0``.
+
+    Returns
+    -------
+    float
+        ``d sigma_0^2 sigma_Z^2 / ((sigma_0^2 + sigma_Z^2) n)``: the trace of the posterior
+        covariance divided by ``n``.
+    """
     check_int("n", n, minimum=1)
     check_int("d", d, minimum=1)
     if d > n:
@@ -78,11 +116,27 @@ def _bessel_ratio_by_recurrence(nu: float, x: np.ndarray) -> np.ndarray:
 
 
 def vmf_mean_ratio(m: int, kappa: np.ndarray) -> np.ndarray:
-    """Mean resultant length of the von Mises-Fisher law on the unit sphere of ``R^m``,
-    ``A_m(kappa) = I_{m/2}(kappa) / I_{m/2 - 1}(kappa)``, in ``[0, 1)``, with ``A_m(0) = 0``.
+    """Mean resultant length of the von Mises-Fisher law on the unit sphere of ``R^m``.
+
+    Parameters
+    ----------
+    m : int
+        Dimension of the ambient space of the sphere, ``>= 1``.
+    kappa : numpy.ndarray
+        Concentrations, any non-empty shape, finite and non-negative.
+
+    Returns
+    -------
+    numpy.ndarray
+        Same shape as ``kappa``: ``A_m(kappa) = I_{m/2}(kappa) / I_{m/2 - 1}(kappa)``, in
+        ``[0, 1)``, with ``A_m(0) = 0``.
+
+    Notes
+    -----
     Computed with scipy's exponentially scaled ``ive`` (stable for large ``kappa``); where
     ``ive`` underflows or is infinite (``kappa`` small against ``m``, ``kappa = 0``), by the
-    backward recurrence of the Bessel ratio. ``m >= 1``; ``kappa`` finite and non-negative."""
+    backward recurrence of the Bessel ratio.
+    """
     check_int("m", m, minimum=1)
     kappa = real_array("kappa", kappa)
     if kappa.min() < 0:
@@ -98,12 +152,33 @@ def vmf_mean_ratio(m: int, kappa: np.ndarray) -> np.ndarray:
 def bayes_sphere(
     query: np.ndarray, basis: np.ndarray, radius: float, sigma_z_sq: float
 ) -> np.ndarray:
-    """Sphere of radius ``R`` spanning the ``m = d + 1`` columns of ``basis``: the posterior of
-    ``x`` given ``x~`` is von Mises-Fisher on the sphere with mean direction ``x~_par / |x~_par|``
-    and concentration ``kappa = R |x~_par| / sigma_Z^2``, so
+    """Bayes-optimal denoiser of the sphere task, given the sphere's subspace.
+
+    Parameters
+    ----------
+    query : numpy.ndarray
+        (B, n): the noisy queries ``x~``, finite.
+    basis : numpy.ndarray
+        (B, n, d+1): an orthonormal basis of the ``m = d + 1``-dimensional subspace holding
+        each prompt's sphere.
+    radius : float
+        Sphere radius ``R``, ``> 0``.
+    sigma_z_sq : float
+        Noise variance ``sigma_Z^2``, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (B, n): the posterior means ``E[x | x~]``; 0 where ``x~_par = 0`` (a uniform posterior).
+
+    Notes
+    -----
+    The posterior of ``x`` given ``x~`` is von Mises-Fisher on the sphere with mean direction
+    ``x~_par / |x~_par|`` (``x~_par`` the projection on the subspace) and concentration
+    ``kappa = R |x~_par| / sigma_Z^2``, so
     ``E[x | x~] = [I_{(d+1)/2}(kappa) / I_{(d-1)/2}(kappa)] R x~_par / |x~_par|``
     (the paper's equation; the official code's baseline uses orders ``d - 1/2``, ``d - 3/2``).
-    Shapes: query (B, n), basis (B, n, d+1)."""
+    """
     query, basis = _check_query(query, basis, "basis", 1)
     R, sz = _positive("radius", radius), _positive("sigma_z_sq", sigma_z_sq)
     coords = np.einsum("bnm,bn->bm", basis, query)  # (B, m), x~_par in the subspace
@@ -122,11 +197,34 @@ def bayes_gmm(
     sigma_z_sq: float,
     weights: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Isotropic Gaussian mixture ``sum_a w_a N(mu_a, sigma_0^2 I)``:
+    """Bayes-optimal denoiser of the isotropic Gaussian-mixture task, given the centres.
+
+    Parameters
+    ----------
+    query : numpy.ndarray
+        (B, n): the noisy queries ``x~``, finite.
+    centers : numpy.ndarray
+        (B, K, n): the centres ``mu_a`` of each prompt's mixture.
+    sigma_0_sq : float
+        Variance ``sigma_0^2`` of each component, ``>= 0``.
+    sigma_z_sq : float
+        Noise variance ``sigma_Z^2``, ``> 0``.
+    weights : numpy.ndarray or None, default None
+        (K,) or (B, K): positive mixture weights ``w_a`` (normalised to sum to 1); None for
+        equal weights ``1/K``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (B, n): the posterior means ``E[x | x~]``.
+
+    Notes
+    -----
+    For the mixture ``sum_a w_a N(mu_a, sigma_0^2 I)``,
     ``E[x | x~] = s x~ + (1 - s) sum_a softmax_a(<mu_a, x~> / v - |mu_a|^2 / (2 v) + ln w_a) mu_a``
     with ``v = sigma_0^2 + sigma_Z^2``, ``s = sigma_0^2 / v``; for equal-norm centres the
-    ``|mu_a|^2`` term cancels and this is the paper's formula. Shapes: query (B, n), centers
-    (B, K, n), weights (K,) or (B, K), default ``1/K``."""
+    ``|mu_a|^2`` term cancels and this is the paper's formula.
+    """
     query, centers = _check_query(query, centers, "centers", 2)
     s0 = _positive("sigma_0_sq", sigma_0_sq, zero_ok=True)
     sz = _positive("sigma_z_sq", sigma_z_sq)

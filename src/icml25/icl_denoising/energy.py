@@ -34,14 +34,48 @@ def _check(state, context, alpha: float, beta: float, name: str = "state"):
 
 
 def dam_energy(state: np.ndarray, context: np.ndarray, alpha: float, beta: float) -> np.ndarray:
-    """``E(s)`` for each prompt. Shapes: state (B, n), context (B, L, n) -> (B,)."""
+    """The dense-associative-memory energy ``E(s)`` of each prompt's state.
+
+    Parameters
+    ----------
+    state : numpy.ndarray
+        (B, n): the state ``s`` of each prompt, finite.
+    context : numpy.ndarray
+        (B, L, n): the context tokens ``x_t`` of each prompt, the stored patterns.
+    alpha : float
+        Weight ``alpha`` of the quadratic term ``|s|^2 / (2 alpha)``, ``> 0``.
+    beta : float
+        Inverse temperature ``beta`` of the log-sum-exp term, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (B,): ``E(s) = |s|^2 / (2 alpha) - (1 / beta) log sum_t exp(beta x_t^T s)``.
+    """
     s, X, alpha, beta = _check(state, context, alpha, beta)
     overlaps = np.einsum("bln,bn->bl", X, s)  # (B, L)
     return np.sum(s**2, axis=1) / (2 * alpha) - logsumexp(beta * overlaps, axis=1) / beta
 
 
 def dam_gradient(state: np.ndarray, context: np.ndarray, alpha: float, beta: float) -> np.ndarray:
-    """``grad E(s) = s / alpha - X softmax(beta X^T s)``. Shapes: (B, n), (B, L, n) -> (B, n)."""
+    """The gradient of the dense-associative-memory energy at each prompt's state.
+
+    Parameters
+    ----------
+    state : numpy.ndarray
+        (B, n): the state ``s`` of each prompt, finite.
+    context : numpy.ndarray
+        (B, L, n): the context tokens ``x_t`` of each prompt, the stored patterns.
+    alpha : float
+        Weight ``alpha`` of the quadratic term ``|s|^2 / (2 alpha)``, ``> 0``.
+    beta : float
+        Inverse temperature ``beta`` of the log-sum-exp term, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (B, n): ``grad E(s) = s / alpha - X softmax(beta X^T s)``.
+    """
     s, X, alpha, beta = _check(state, context, alpha, beta)
     return _gradient(s, X, alpha, beta)
 
@@ -59,8 +93,30 @@ def dam_descent(
     steps: int,
     step_size: float | None = None,
 ) -> np.ndarray:
-    """Gradient descent on ``E`` from ``s(0) = x~``: the states ``s(0), ..., s(steps)``,
-    shape (steps + 1, B, n). ``step_size`` defaults to ``gamma = alpha`` (the attention step)."""
+    """Gradient descent on the energy ``E`` from ``s(0) = x~``.
+
+    Parameters
+    ----------
+    query : numpy.ndarray
+        (B, n): the noisy queries ``x~``, the initial states.
+    context : numpy.ndarray
+        (B, L, n): the context tokens ``x_t`` of each prompt, the stored patterns.
+    alpha : float
+        Weight ``alpha`` of the quadratic term ``|s|^2 / (2 alpha)``, ``> 0``.
+    beta : float
+        Inverse temperature ``beta`` of the log-sum-exp term, ``> 0``.
+    steps : int
+        Gradient steps, ``>= 0``.
+    step_size : float or None, default None
+        Step size ``gamma``, ``> 0``; None for ``gamma = alpha``, the step that equals one
+        softmax attention layer.
+
+    Returns
+    -------
+    numpy.ndarray
+        (steps + 1, B, n): the states ``s(0), ..., s(steps)``, ``s(k + 1) = s(k) - gamma
+        grad E(s(k))``.
+    """
     s, X, alpha, beta = _check(query, context, alpha, beta, "query")
     check_int("steps", steps, minimum=0)
     _check_size("steps", (steps + 1) * s.size)

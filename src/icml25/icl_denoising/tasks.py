@@ -29,9 +29,19 @@ MAX_FLOATS = 2**30  # an array of more float64s (8 GiB) is refused as a size typ
 class Prompts:
     """A batch of ``B`` denoising prompts.
 
-    Shapes: ``context`` (B, L, n); ``query`` (B, n) noisy; ``target`` (B, n) clean;
-    ``basis`` (B, n, k) orthonormal (linear: ``k = d``, sphere: ``k = d + 1``) or None;
-    ``centers`` (B, K, n) (mixture) or None.
+    Parameters
+    ----------
+    context : numpy.ndarray
+        (B, L, n), real and finite: the clean context tokens of each prompt, all sizes ``>= 1``.
+    query : numpy.ndarray
+        (B, n), real and finite: the noisy query ``x~ = x_{L+1} + z`` of each prompt.
+    target : numpy.ndarray
+        (B, n), real and finite: the clean query ``x_{L+1}``.
+    basis : numpy.ndarray or None, default None
+        (B, n, k), ``k <= n``: the orthonormal basis of each prompt's subspace (linear task:
+        ``k = d``, sphere task: ``k = d + 1``).
+    centers : numpy.ndarray or None, default None
+        (B, K, n): the centres of each prompt's mixture (mixture task).
     """
 
     context: np.ndarray
@@ -87,9 +97,31 @@ def _check_common(prompts: int, context_len: int, n: int, sigma_z_sq: float, see
 
 
 def random_bases(prompts: int, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
-    """``prompts`` Haar-random orthonormal ``n x k`` bases (QR of Gaussian matrices), (B, n, k).
+    """Haar-random orthonormal ``n x k`` bases, from the QR of Gaussian matrices.
 
-    ``1 <= k <= n`` and ``rng`` a ``numpy.random.Generator``, else ValueError (TypeError)."""
+    Parameters
+    ----------
+    prompts : int
+        Number of bases ``B``, ``>= 1``.
+    n : int
+        Ambient dimension, ``>= 1``.
+    k : int
+        Columns of each basis, ``1 <= k <= n``.
+    rng : numpy.random.Generator
+        The generator drawn from.
+
+    Returns
+    -------
+    numpy.ndarray
+        (B, n, k): orthonormal columns, the signs fixed so that the law is Haar.
+
+    Raises
+    ------
+    ValueError
+        If a size is out of range.
+    TypeError
+        If ``rng`` is not a ``numpy.random.Generator``.
+    """
     check_int("prompts", prompts, minimum=1)
     check_int("n", n, minimum=1)
     check_int("k", k, minimum=1)
@@ -120,7 +152,32 @@ def linear_prompts(
     sigma_z_sq: float,
     seed: int | np.random.Generator,
 ) -> Prompts:
-    """Linear-subspace task: tokens ``U c``, ``c ~ N(0, sigma_0^2 I_d)``, a new ``U`` per prompt."""
+    """Prompts of the linear-subspace task.
+
+    Tokens are ``U c`` with ``c ~ N(0, sigma_0^2 I_d)`` and a new random ``U`` per prompt.
+
+    Parameters
+    ----------
+    prompts : int
+        Number of prompts ``B``, ``>= 1``.
+    context_len : int
+        Context tokens ``L`` per prompt, ``>= 1``.
+    n : int
+        Token dimension, ``>= 1``.
+    d : int
+        Subspace dimension, ``1 <= d <= n``.
+    sigma_0_sq : float
+        Variance ``sigma_0^2`` of the subspace coordinates, ``> 0``.
+    sigma_z_sq : float
+        Variance ``sigma_Z^2`` of the query noise, ``> 0``.
+    seed : int or numpy.random.Generator
+        Seed (``>= 0``) of a fresh numpy generator, or a generator to draw from.
+
+    Returns
+    -------
+    Prompts
+        Context (B, L, n), query and target (B, n), and ``basis`` (B, n, d).
+    """
     _check_common(prompts, context_len, n, sigma_z_sq, seed)
     check_int("d", d, minimum=1)
     if d > n:
@@ -142,8 +199,33 @@ def sphere_prompts(
     sigma_z_sq: float,
     seed: int | np.random.Generator,
 ) -> Prompts:
-    """Sphere task: tokens uniform on the ``d``-sphere of radius ``R`` in a random ``d + 1``-dim
-    subspace of ``R^n``."""
+    """Prompts of the sphere task.
+
+    Tokens are uniform on the ``d``-sphere of radius ``R`` in a random ``d + 1``-dimensional
+    subspace of ``R^n``, a new subspace per prompt.
+
+    Parameters
+    ----------
+    prompts : int
+        Number of prompts ``B``, ``>= 1``.
+    context_len : int
+        Context tokens ``L`` per prompt, ``>= 1``.
+    n : int
+        Token dimension, ``>= 1``.
+    d : int
+        Sphere dimension, ``1 <= d <= n - 1``.
+    radius : float
+        Sphere radius ``R``, ``> 0``.
+    sigma_z_sq : float
+        Variance ``sigma_Z^2`` of the query noise, ``> 0``.
+    seed : int or numpy.random.Generator
+        Seed (``>= 0``) of a fresh numpy generator, or a generator to draw from.
+
+    Returns
+    -------
+    Prompts
+        Context (B, L, n), query and target (B, n), and ``basis`` (B, n, d + 1).
+    """
     _check_common(prompts, context_len, n, sigma_z_sq, seed)
     check_int("d", d, minimum=1)
     if d + 1 > n:
@@ -166,8 +248,33 @@ def gmm_prompts(
     sigma_z_sq: float,
     seed: int | np.random.Generator,
 ) -> Prompts:
-    """Gaussian-mixture task: ``K = components`` unit-norm centres per prompt, equal weights,
-    isotropic variance ``sigma_0^2``."""
+    """Prompts of the Gaussian-mixture task.
+
+    Each prompt has ``K = components`` random unit-norm centres, equal weights and isotropic
+    variance ``sigma_0^2``.
+
+    Parameters
+    ----------
+    prompts : int
+        Number of prompts ``B``, ``>= 1``.
+    context_len : int
+        Context tokens ``L`` per prompt, ``>= 1``.
+    n : int
+        Token dimension, ``>= 1``.
+    components : int
+        Number of centres ``K``, ``>= 1``.
+    sigma_0_sq : float
+        Variance ``sigma_0^2`` of each component, ``>= 0``.
+    sigma_z_sq : float
+        Variance ``sigma_Z^2`` of the query noise, ``> 0``.
+    seed : int or numpy.random.Generator
+        Seed (``>= 0``) of a fresh numpy generator, or a generator to draw from.
+
+    Returns
+    -------
+    Prompts
+        Context (B, L, n), query and target (B, n), and ``centers`` (B, K, n).
+    """
     _check_common(prompts, context_len, n, sigma_z_sq, seed)
     check_int("components", components, minimum=1)
     _check_size("components", prompts * components * n)

@@ -40,11 +40,19 @@ from icml25.mlc_rcn.noise import check_labels, check_noise_matrix, separation
 class BinaryFit:
     """Result of :func:`rcn_perceptron`.
 
-    W : (2, d) classifier weights in the original coordinates (row 0 zero, row 1 ``w``):
+    Parameters
+    ----------
+    W : numpy.ndarray
+        (2, d): classifier weights in the original coordinates (row 0 zero, row 1 ``w``); it
         predicts 1 where ``w . x > 0``.
-    W_init : (2, d) the averaging start ``w_0`` in the same form.
-    train_error : (iters + 1,) noisy 0-1 error on the sample of every iterate.
-    best_iter : index of the returned iterate.
+    W_init : numpy.ndarray
+        (2, d): the averaging start ``w_0`` in the same form.
+    train_error : numpy.ndarray
+        (T,): noisy 0-1 error on the sample of every iterate, ``T = iters + 1`` (fewer when the
+        mean mistake vector vanished and the loop stopped early).
+    best_iter : int
+        Index into ``train_error`` of the returned iterate (the smallest error, first one on
+        ties).
     """
 
     W: np.ndarray
@@ -54,7 +62,23 @@ class BinaryFit:
 
 
 def clean_correlation(X, y_noisy, H) -> np.ndarray:
-    """``E[x s(y)]`` (d,) estimated from noisy labels: ``(E[x s(y~)] - a E[x]) / b``."""
+    """The clean correlation ``E[x s(y)]`` estimated from noisy labels.
+
+    Parameters
+    ----------
+    X : array_like
+        (n, d) finite real features, ``n >= 1``.
+    y_noisy : array_like
+        (n,) integer noisy labels in {0, 1}.
+    H : array_like
+        (2, 2) row-stochastic noise matrix with positive separation.
+
+    Returns
+    -------
+    numpy.ndarray
+        (d,): ``(E[x s(y~)] - a E[x]) / b`` with sample means, ``s(y) = 2y - 1``,
+        ``a = (H_11 - H_10 - H_00 + H_01) / 2`` and ``b = H_00 + H_11 - 1`` (module docstring).
+    """
     H = check_noise_matrix(H)
     if H.shape != (2, 2):
         raise ValueError(f"H must be (2, 2) for the binary learner, got {H.shape}")
@@ -70,8 +94,28 @@ def clean_correlation(X, y_noisy, H) -> np.ndarray:
 def rcn_perceptron(X, y_noisy, H, *, iters: int = 300, lr: float = 0.5) -> BinaryFit:
     """Learn a halfspace ``1{w . x > 0}`` from RCN labels with known ``H`` (2, 2).
 
-    Shapes: ``X`` (n, d) (add a constant column for an offset), ``y_noisy`` (n,) in {0, 1}.
-    See the module docstring for the algorithm.
+    A noise-corrected perceptron in isotropic position, started at the averaging estimate; see
+    the module docstring for the algorithm.
+
+    Parameters
+    ----------
+    X : array_like
+        (n, d) finite real features with a full-rank second-moment matrix (add a constant
+        column for an offset).
+    y_noisy : array_like
+        (n,) integer noisy labels in {0, 1}.
+    H : array_like
+        (2, 2) row-stochastic noise matrix with positive separation.
+    iters : int, default 300
+        Perceptron updates, ``>= 0`` (0 returns the averaging start).
+    lr : float, default 0.5
+        Initial step ``lr0``, ``> 0``; step ``t`` is ``lr0 / sqrt(t + 1)``.
+
+    Returns
+    -------
+    BinaryFit
+        The iterate with the smallest noisy 0-1 error on the sample, as ``W`` (2, d), and
+        the error of every iterate.
     """
     X = check_features(X)
     c_x = clean_correlation(X, y_noisy, H)  # (d,) validates H and y_noisy

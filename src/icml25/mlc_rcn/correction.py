@@ -38,7 +38,17 @@ CORRECTIONS = ("forward", "backward", "none")
 
 @dataclass(frozen=True)
 class CorrectionFit:
-    """Result of :func:`fit_loss_correction`: ``W`` (k, d), final ``loss``, ``converged``."""
+    """Result of :func:`fit_loss_correction`.
+
+    Parameters
+    ----------
+    W : numpy.ndarray
+        (k, d) float64 fitted weights; the classifier is ``argmax(X @ W.T)``.
+    loss : float
+        The final objective, ridge term included.
+    converged : bool
+        Whether L-BFGS-B reported success.
+    """
 
     W: np.ndarray
     loss: float
@@ -46,10 +56,32 @@ class CorrectionFit:
 
 
 def corrected_loss(W, X, y_noisy, H, correction: str = "forward", l2: float = 0.0):
-    """Loss and gradient of one correction at ``W`` (k, d): returns ``(float, (k, d))``.
+    """Loss and gradient of one loss correction at ``W``.
 
-    Shapes: ``X`` (n, d), ``y_noisy`` (n,) in ``0..k-1``, ``H`` (k, k) row-stochastic (invertible
-    for ``"backward"``); anything else is refused with a ValueError naming the argument."""
+    Anything of another shape or kind is refused with a ValueError naming the argument.
+
+    Parameters
+    ----------
+    W : array_like
+        (k, d) finite weights of the linear softmax model.
+    X : array_like
+        (n, d) finite real features, ``n >= 1``.
+    y_noisy : array_like
+        (n,) integer noisy labels in ``0..k-1``.
+    H : array_like
+        (k, k) row-stochastic noise matrix, ``k >= 2``; invertible for ``"backward"``.
+    correction : {"forward", "backward", "none"}, default "forward"
+        The loss (module docstring).
+    l2 : float, default 0.0
+        Ridge weight, finite and ``>= 0``.
+
+    Returns
+    -------
+    loss : float
+        The loss plus ``l2 / 2 |W|_F^2``.
+    grad : numpy.ndarray
+        (k, d): its gradient in ``W``.
+    """
     _check_correction(correction)
     H = check_noise_matrix(H)
     X = check_features(X)

@@ -47,15 +47,46 @@ def check_weights(W) -> np.ndarray:
 
 
 def linear_classifier(W, X) -> np.ndarray:
-    """``f(x) = argmax_i w_i . x`` for ``W`` (k, d), ``X`` (n, d); ties go to the smallest
-    index (the paper's convention, and ``np.argmax``'s). Returns ``(n,)`` labels."""
+    """The multiclass linear classifier ``f(x) = argmax_i w_i . x``.
+
+    Ties go to the smallest index (the paper's convention, and ``np.argmax``'s).
+
+    Parameters
+    ----------
+    W : array_like
+        (k, d) finite weights, ``k >= 2``.
+    X : array_like
+        (n, d) finite inputs, ``n >= 1``, with as many columns as ``W``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) integer labels in ``0..k-1``.
+    """
     W = check_weights(W)
     X = check_features(X, W.shape[1])
     return np.argmax(X @ W.T, axis=1)  # (n,)
 
 
 def sample_marginal(n: int, d: int, seed, marginal: str = "gaussian") -> np.ndarray:
-    """``n`` inputs in ``R^d`` (last coordinate 1) from ``"gaussian"`` or ``"skewed"``."""
+    """Draw inputs in ``R^d`` from one of the two marginals, last coordinate 1.
+
+    Parameters
+    ----------
+    n : int
+        Number of inputs, ``>= 1``.
+    d : int
+        Dimension including the constant coordinate, ``>= 3``.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the draw (anything ``numpy.random.default_rng`` accepts).
+    marginal : {"gaussian", "skewed"}, default "gaussian"
+        ``N(0, I_{d-1})``, or the skewed two-component mixture (module docstring).
+
+    Returns
+    -------
+    numpy.ndarray
+        (n, d) float64 inputs whose last column is 1.
+    """
     n = check_int("n", n, minimum=1)
     d = check_int("d", d, minimum=3)
     _check_size("n * d", n * d)
@@ -72,8 +103,25 @@ def sample_marginal(n: int, d: int, seed, marginal: str = "gaussian") -> np.ndar
 
 
 def random_classifier(k: int, d: int, seed, offset_scale: float = 0.5) -> np.ndarray:
-    """A random multiclass linear classifier ``W`` (k, d): Gaussian directions on the first
-    ``d - 1`` coordinates, offsets ``N(0, offset_scale^2)`` on the constant coordinate."""
+    """A random multiclass linear classifier.
+
+    Parameters
+    ----------
+    k : int
+        Number of classes, ``>= 2``.
+    d : int
+        Dimension including the constant coordinate, ``>= 3``.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the draw (anything ``numpy.random.default_rng`` accepts).
+    offset_scale : float, default 0.5
+        Scale of the offsets, any finite number (its sign does not change their law).
+
+    Returns
+    -------
+    numpy.ndarray
+        (k, d): standard Gaussian entries on the first ``d - 1`` coordinates and offsets
+        ``N(0, offset_scale^2)`` on the last, constant, coordinate.
+    """
     k = check_int("k", k, minimum=2)
     d = check_int("d", d, minimum=3)
     _check_size("k * d", k * d)
@@ -85,10 +133,30 @@ def random_classifier(k: int, d: int, seed, offset_scale: float = 0.5) -> np.nda
 
 
 def make_rcn_data(n: int, W, H, seed, marginal: str = "gaussian"):
-    """A sample of the paper's problem: ``X`` (n, d) from the marginal, clean labels
-    ``y = f(X)`` (n,), noisy labels ``y~`` (n,) drawn from rows ``H[y]``.
+    """A sample of the paper's problem: inputs, clean labels and their RCN corruption.
 
-    Returns ``(X, y, y_noisy)``.
+    Parameters
+    ----------
+    n : int
+        Sample size, ``>= 1``.
+    W : array_like
+        (k, d) finite weights of the clean classifier ``f``, ``k >= 2``, ``d >= 3``.
+    H : array_like
+        (k, k) row-stochastic noise matrix.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of one generator, drawn for the inputs and then the noise (anything
+        ``numpy.random.default_rng`` accepts).
+    marginal : {"gaussian", "skewed"}, default "gaussian"
+        The marginal of the inputs (:func:`sample_marginal`).
+
+    Returns
+    -------
+    X : numpy.ndarray
+        (n, d) inputs, last column 1.
+    y : numpy.ndarray
+        (n,) clean labels ``f(X)``.
+    y_noisy : numpy.ndarray
+        (n,) noisy labels, ``y_noisy[t]`` drawn from row ``H[y[t]]``.
     """
     W = check_weights(W)
     H = check_noise_matrix(H)

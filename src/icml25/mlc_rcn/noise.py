@@ -72,8 +72,19 @@ def check_labels(name: str, y, k: int, n: int | None = None) -> np.ndarray:
 
 
 def separation(H) -> float:
-    """``sigma = min_{i != j} H_ii - H_ij`` (the paper's separation; negative when some row puts
-    more mass on a wrong label than on the right one)."""
+    """The paper's separation ``sigma = min_{i != j} H_ii - H_ij`` of a noise matrix.
+
+    Parameters
+    ----------
+    H : array_like
+        (k, k) row-stochastic noise matrix, ``k >= 2``, ``H[i, j] = P(y~ = j | y = i)``.
+
+    Returns
+    -------
+    float
+        ``sigma``, in ``[-1, 1]``; negative when some row puts more mass on a wrong label than
+        on the right one.
+    """
     H = check_noise_matrix(H)
     gaps = np.diag(H)[:, None] - H  # (k, k), H_ii - H_ij
     np.fill_diagonal(gaps, np.inf)
@@ -81,9 +92,23 @@ def separation(H) -> float:
 
 
 def symmetric_noise_matrix(k: int, eta: float) -> np.ndarray:
-    """``H = (1 - eta) I + eta / (k - 1) (11^T - I)``: the label is kept with probability
-    ``1 - eta`` and otherwise replaced by one of the ``k - 1`` others uniformly; separation
-    ``1 - eta k / (k - 1)``. Shape ``(k, k)``."""
+    """The symmetric noise matrix ``H = (1 - eta) I + eta / (k - 1) (11^T - I)``.
+
+    The label is kept with probability ``1 - eta`` and otherwise replaced by one of the
+    ``k - 1`` others uniformly; the separation is ``1 - eta k / (k - 1)``.
+
+    Parameters
+    ----------
+    k : int
+        Number of classes, ``>= 2``.
+    eta : float
+        Flip probability, in ``[0, 1]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (k, k) row-stochastic ``H``.
+    """
     k = check_int("k", k, minimum=2)
     _check_size("k", k * k)
     eta = check_real("eta", eta, low=0.0, high=1.0)
@@ -91,9 +116,23 @@ def symmetric_noise_matrix(k: int, eta: float) -> np.ndarray:
 
 
 def random_noise_matrix(k: int, alpha: float, seed) -> np.ndarray:
-    """A random noise matrix ``H = (1 - alpha) I + alpha R`` with ``R`` row-stochastic with
-    Dirichlet(1) rows. ``alpha`` is the noise level (its separation may have either sign for
-    large ``alpha``; read it with :func:`separation`). Shape ``(k, k)``."""
+    """A random noise matrix ``H = (1 - alpha) I + alpha R``, ``R`` with Dirichlet(1) rows.
+
+    Parameters
+    ----------
+    k : int
+        Number of classes, ``>= 2``.
+    alpha : float
+        Noise level, in ``[0, 1]``; for large ``alpha`` the separation may have either sign
+        (read it with :func:`separation`).
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of ``R`` (anything ``numpy.random.default_rng`` accepts).
+
+    Returns
+    -------
+    numpy.ndarray
+        (k, k) row-stochastic ``H``.
+    """
     k = check_int("k", k, minimum=2)
     _check_size("k", k * k)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0)
@@ -102,8 +141,24 @@ def random_noise_matrix(k: int, alpha: float, seed) -> np.ndarray:
 
 
 def apply_rcn(y, H, seed) -> np.ndarray:
-    """Corrupt clean labels ``y`` (n,) with RCN: ``y~_t = j`` with probability ``H[y_t, j]``,
-    independently (inverse-CDF sampling of each row). Returns ``(n,)`` ints."""
+    """Corrupt clean labels with RCN: ``y~_t = j`` with probability ``H[y_t, j]``, independently.
+
+    Each label is drawn by inverse-CDF sampling of its row of ``H``.
+
+    Parameters
+    ----------
+    y : array_like
+        (n,) integer clean labels in ``0..k-1``, ``n >= 1``.
+    H : array_like
+        (k, k) row-stochastic noise matrix, ``k >= 2``, ``H[i, j] = P(y~ = j | y = i)``.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the uniforms (anything ``numpy.random.default_rng`` accepts).
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) integer noisy labels in ``0..k-1``.
+    """
     H = check_noise_matrix(H)
     y = check_labels("y", y, H.shape[0])
     cdf = np.cumsum(H, axis=1)  # (k, k)
@@ -113,19 +168,60 @@ def apply_rcn(y, H, seed) -> np.ndarray:
 
 
 def noisy_posterior(H, y) -> np.ndarray:
-    """``P(y~ = j | x) = H_{f(x), j}`` for clean labels ``y = f(x)`` (n,): shape ``(n, k)``."""
+    """The noisy posterior ``P(y~ = j | x) = H_{f(x), j}`` of each input.
+
+    Parameters
+    ----------
+    H : array_like
+        (k, k) row-stochastic noise matrix, ``k >= 2``, ``H[i, j] = P(y~ = j | y = i)``.
+    y : array_like
+        (n,) integer clean labels ``f(x_t)`` in ``0..k-1``, ``n >= 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n, k): row ``t`` is ``H[y[t]]``.
+    """
     H = check_noise_matrix(H)
     return H[check_labels("y", y, H.shape[0])]
 
 
 def noisy_bayes_classifier(H, y) -> np.ndarray:
-    """Bayes classifier of the noisy labels, ``argmax_j H_{f(x), j}`` (n,) (ties: smallest j)."""
+    """The Bayes classifier of the noisy labels, ``argmax_j H_{f(x), j}``.
+
+    Parameters
+    ----------
+    H : array_like
+        (k, k) row-stochastic noise matrix, ``k >= 2``, ``H[i, j] = P(y~ = j | y = i)``.
+    y : array_like
+        (n,) integer clean labels ``f(x_t)`` in ``0..k-1``, ``n >= 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (n,) integer labels (ties go to the smallest ``j``); equal to ``y`` when the separation
+        is positive.
+    """
     return np.argmax(noisy_posterior(H, y), axis=1)
 
 
 def noisy_error(H, y, h) -> float:
-    """Expected 0-1 error of predictions ``h`` against the noisy labels, the noise integrated out
-    exactly: ``1 - mean_t H[y_t, h_t]`` for clean labels ``y`` (n,) and predictions ``h`` (n,)."""
+    """Expected 0-1 error of predictions against the noisy labels, the noise integrated out.
+
+    Parameters
+    ----------
+    H : array_like
+        (k, k) row-stochastic noise matrix, ``k >= 2``, ``H[i, j] = P(y~ = j | y = i)``.
+    y : array_like
+        (n,) integer clean labels ``f(x_t)`` in ``0..k-1``, ``n >= 1``.
+    h : array_like
+        (n,) integer predictions in ``0..k-1``.
+
+    Returns
+    -------
+    float
+        ``1 - mean_t H[y_t, h_t]``, in ``[0, 1]``.
+    """
     H = check_noise_matrix(H)
     y = check_labels("y", y, H.shape[0])
     h = check_labels("h", h, H.shape[0], n=y.shape[0])
@@ -133,13 +229,41 @@ def noisy_error(H, y, h) -> float:
 
 
 def optimal_error(H, y) -> float:
-    """``opt = 1 - mean_t H[y_t, y_t]``: the noisy error of the clean classifier itself, the least
-    achievable when ``sigma >= 0``."""
+    """The noisy error of the clean classifier itself, the least achievable when ``sigma >= 0``.
+
+    Parameters
+    ----------
+    H : array_like
+        (k, k) row-stochastic noise matrix, ``k >= 2``, ``H[i, j] = P(y~ = j | y = i)``.
+    y : array_like
+        (n,) integer clean labels ``f(x_t)`` in ``0..k-1``, ``n >= 1``.
+
+    Returns
+    -------
+    float
+        ``opt = 1 - mean_t H[y_t, y_t]``, in ``[0, 1]``.
+    """
     H = check_noise_matrix(H)
     y = check_labels("y", y, H.shape[0])
     return float(1.0 - np.diag(H)[y].mean())
 
 
 def excess_error(H, y, h) -> float:
-    """``err(h) - opt = mean_t (H[y_t, y_t] - H[y_t, h_t])`` (>= sigma * disagreement)."""
+    """Excess noisy error of predictions over the clean classifier.
+
+    Parameters
+    ----------
+    H : array_like
+        (k, k) row-stochastic noise matrix, ``k >= 2``, ``H[i, j] = P(y~ = j | y = i)``.
+    y : array_like
+        (n,) integer clean labels ``f(x_t)`` in ``0..k-1``, ``n >= 1``.
+    h : array_like
+        (n,) integer predictions in ``0..k-1``.
+
+    Returns
+    -------
+    float
+        ``err(h) - opt = mean_t (H[y_t, y_t] - H[y_t, h_t])``, at least ``sigma`` times the
+        share of ``t`` with ``h_t != y_t``.
+    """
     return noisy_error(H, y, h) - optimal_error(H, y)

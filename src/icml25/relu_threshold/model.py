@@ -53,6 +53,10 @@ class ReLUNet:
     After ``fit``: ``W_`` (m, d) and ``a_`` (m,), ``step_`` (K,), ``loss_`` (K,) the training
     loss on the recorded steps, ``concentration_`` (K,) the share of output weight mass on the two
     heaviest neuron directions (``direction_concentration``).
+
+    scikit-learn: ``fit(X, y)`` and ``predict(X)`` as a regressor's, but not a
+    ``BaseEstimator`` (no ``get_params``, ``set_params`` or ``clone``; parameters are checked
+    when set), so ``check_estimator`` does not apply; use it as an array-in, array-out model.
     """
 
     def __init__(

@@ -32,13 +32,19 @@ from icml25.common.validate import check_real
 class Deviation:
     """The largest deviating group at one slack ``c``.
 
-    Attributes
+    Parameters
     ----------
-    slack : ``c``.
-    ratio : ``d = |S| / ceil(c(alpha) n / B)`` (0 if no agent deviates).
-    statement : row of ``utilities`` of the statement ``alpha`` (-1 if none).
-    level : the level ``l``.
-    group : ``(|S|,)`` the agents of the group.
+    slack : float
+        The slack ``c``.
+    ratio : float
+        ``d = |S| / ceil(c(alpha) n / B)`` (the denominator at least 1); 0 if no agent
+        deviates.
+    statement : int
+        Row of ``utilities`` of the statement ``alpha``; -1 if none.
+    level : float
+        The level ``l``; nan if none.
+    group : numpy.ndarray
+        (|S|,) int: the agents of the group (empty if none).
     """
 
     slack: float
@@ -55,10 +61,27 @@ def deviation_ratios(
     budget: float,
     slacks: Sequence[float] = (0.0,),
 ) -> np.ndarray:
-    """``(len(slacks),)`` the largest deviating-group ratio ``d`` at each slack ``c``.
+    """The largest deviating-group ratio ``d`` at each slack ``c``.
 
-    Shapes: ``utilities (m, n)`` true ``u_i(alpha)`` of ``m`` candidate statements,
-    ``costs (m,)``, ``slate_utility (n,)`` ``u_i(W)``.
+    Parameters
+    ----------
+    utilities : numpy.ndarray
+        (m, n) finite true utilities ``u_i(alpha)`` of ``m`` candidate statements for ``n``
+        agents, non-empty.
+    costs : numpy.ndarray
+        (m,) non-negative finite costs ``c(alpha)``.
+    slate_utility : numpy.ndarray
+        (n,) finite utility ``u_i(W)`` of each agent for the slate.
+    budget : float
+        The budget ``B``, finite and ``> 0``.
+    slacks : sequence of float, default (0.0,)
+        The slacks ``c``, non-empty, finite and ``>= 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (len(slacks),): the ratio of :func:`largest_deviations` at each slack (0 where no
+        agent deviates).
     """
     return np.array(
         [d.ratio for d in largest_deviations(utilities, costs, slate_utility, budget, slacks)]
@@ -72,7 +95,35 @@ def largest_deviations(
     budget: float,
     slacks: Sequence[float] = (0.0,),
 ) -> list[Deviation]:
-    """The largest deviating group (by ``d``) at each slack ``c`` in ``slacks``."""
+    """The largest deviating group (by ``d``) at each slack ``c`` in ``slacks``.
+
+    Exact over the finite universe of the rows of ``utilities`` (module docstring).
+
+    Parameters
+    ----------
+    utilities : numpy.ndarray
+        (m, n) finite true utilities ``u_i(alpha)`` of ``m`` candidate statements for ``n``
+        agents, non-empty.
+    costs : numpy.ndarray
+        (m,) non-negative finite costs ``c(alpha)``.
+    slate_utility : numpy.ndarray
+        (n,) finite utility ``u_i(W)`` of each agent for the slate.
+    budget : float
+        The budget ``B``, finite and ``> 0``.
+    slacks : sequence of float, default (0.0,)
+        The slacks ``c``, non-empty, finite and ``>= 0``.
+
+    Returns
+    -------
+    list of Deviation
+        One per slack, in the order of ``slacks``.
+
+    Raises
+    ------
+    ValueError
+        If an array has another shape or holds NaN or inf, a cost or slack is negative, or
+        ``budget`` is not positive.
+    """
     U, costs, current, budget, slacks = _check(utilities, costs, slate_utility, budget, slacks)
     m, n = U.shape
     need = np.maximum(1, np.ceil(costs * n / budget - 1e-9))  # (m,)
@@ -107,8 +158,32 @@ def satisfies_cbjr(
     slack: float = 0.0,
     factor: float = 1.0,
 ) -> bool:
-    """Whether no group deviates at slack ``c`` with ``d >= factor`` ((c, d)-cBJR; ``c = 0``,
-    ``d = 1`` is cBJR itself)."""
+    """Whether the slate satisfies (c, d)-cBJR.
+
+    (c, d)-cBJR holds when no group deviates at slack ``c`` with ratio ``d >= factor``;
+    ``c = 0``, ``d = 1`` is cBJR itself.
+
+    Parameters
+    ----------
+    utilities : numpy.ndarray
+        (m, n) finite true utilities ``u_i(alpha)`` of ``m`` candidate statements for ``n``
+        agents, non-empty.
+    costs : numpy.ndarray
+        (m,) non-negative finite costs ``c(alpha)``.
+    slate_utility : numpy.ndarray
+        (n,) finite utility ``u_i(W)`` of each agent for the slate.
+    budget : float
+        The budget ``B``, finite and ``> 0``.
+    slack : float, default 0.0
+        The slack ``c``, finite and ``>= 0``.
+    factor : float, default 1.0
+        The ratio ``d`` a deviating group must reach, finite and ``> 0``.
+
+    Returns
+    -------
+    bool
+        True when the largest deviating-group ratio at ``slack`` is below ``factor``.
+    """
     factor = check_real("factor", factor, low=0.0, high=math.inf, low_open=True, high_open=True)
     ratio = deviation_ratios(utilities, costs, slate_utility, budget, (slack,))[0]
     return bool(ratio < factor)

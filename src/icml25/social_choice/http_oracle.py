@@ -32,7 +32,29 @@ SCALE = (
 
 
 class HTTPOracles:
-    """``Disc`` and ``Gen`` answered by a chat-completions endpoint; statements are strings."""
+    """``Disc`` and ``Gen`` answered by a chat-completions endpoint; statements are strings.
+
+    Use ``disc``, ``gen`` and ``cost`` as the queries of
+    :func:`~icml25.social_choice.democratic_process`.
+
+    Parameters
+    ----------
+    opinions : Opinions
+        The agents' sentences, at least one agent.
+    endpoint : Endpoint or None, default None
+        The server and model; None reads them from the environment (``endpoint_from_env``).
+        Ignored when ``client`` is given.
+    client : LLMClient or None, default None
+        A ready client, used instead of ``endpoint``.
+    unusable : {"raise", "lowest"}, default "raise"
+        What a rating answer without a digit 1-6 does: raise ValueError, or count as 1 (and
+        add one to ``unusable``).
+
+    Raises
+    ------
+    LLMConfigError
+        If neither ``client`` nor ``endpoint`` is given and the environment names no model.
+    """
 
     def __init__(
         self,

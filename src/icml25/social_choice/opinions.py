@@ -61,14 +61,20 @@ OPENERS = ("", "Honestly, ", "In my view ", "As a resident, ", "I think ")
 class Opinions:
     """Opinion texts of ``n`` agents.
 
-    Attributes
+    Parameters
     ----------
-    agent_ids : ``(n,)`` identifiers.
-    sentences : ``sentences[i]`` the list of agent ``i``'s opinion sentences.
-    issue : ``(n, I)`` latent positions ``1..5`` (template model only, else None).
-    cares : ``(n, I)`` bool, the issues an agent writes about (template model only).
-    sentence_issue, sentence_stance : per agent, the issue and stance of each sentence (template
-        model only).
+    agent_ids : numpy.ndarray
+        (n,) identifiers.
+    sentences : list of list of str
+        ``sentences[i]``: the list of agent ``i``'s opinion sentences.
+    issue : numpy.ndarray or None, default None
+        (n, I) int latent positions ``1..5`` (template model only).
+    cares : numpy.ndarray or None, default None
+        (n, I) bool: the issues an agent writes about (template model only).
+    sentence_issue : list of list of int or None, default None
+        Per agent, the issue of each sentence (template model only).
+    sentence_stance : list of list of int or None, default None
+        Per agent, the stance ``1..5`` of each sentence (template model only).
     """
 
     agent_ids: np.ndarray
@@ -82,7 +88,31 @@ class Opinions:
 def template_opinions(
     n: int, num_issues: int = 6, camps: int = 4, drift: float = 0.3, seed=0
 ) -> Opinions:
-    """Opinion texts of ``n`` agents from the template model (see the module docstring)."""
+    """Opinion texts of ``n`` agents from the template model (see the module docstring).
+
+    Each agent writes one sentence on each issue it cares about: its camp's two focus issues
+    plus random others.
+
+    Parameters
+    ----------
+    n : int
+        Number of agents, ``>= 1``.
+    num_issues : int, default 6
+        Number of issues ``I``, from 2 to 8 (the size of the phrase bank).
+    camps : int, default 4
+        Number of latent camps, ``>= 1``.
+    drift : float, default 0.3
+        Probability, in ``[0, 1]``, that an agent's position on an issue moves one step from
+        its camp's (clipped to ``1..5``).
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator, default 0
+        Seed of the draw (anything ``numpy.random.default_rng`` accepts).
+
+    Returns
+    -------
+    Opinions
+        ``agent_ids`` ``0..n-1``, the sentences, and the latent ``issue`` (n, I), ``cares``
+        (n, I), ``sentence_issue`` and ``sentence_stance``.
+    """
     n = check_int("n", n, minimum=1)
     num_issues = check_int("num_issues", num_issues, minimum=2)
     if num_issues > len(ISSUES):
@@ -118,9 +148,28 @@ def _sentence(t: int, stance: int, rng: np.random.Generator) -> str:
 
 
 def template_utility(opinions: Opinions, issue: np.ndarray, stance: np.ndarray) -> np.ndarray:
-    """``(m, n)`` ground-truth utility of every agent for ``m`` sentences with the given issue
-    ``(m,)`` and stance ``(m,)``: ``6 - 1.25 |p_it - s|`` if the agent cares about ``t``, else
-    the midpoint of that and 1."""
+    """Ground-truth utility of every agent for sentences of given issue and stance.
+
+    Parameters
+    ----------
+    opinions : Opinions
+        Agents from :func:`template_opinions` (with latent positions).
+    issue : numpy.ndarray
+        (m,) int: the issue ``t`` of each sentence, in ``0..I-1``.
+    stance : numpy.ndarray
+        (m,): the stance ``s`` of each sentence, ``1..5``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (m, n): ``6 - 1.25 |p_it - s|`` if agent ``i`` cares about ``t``, else the midpoint of
+        that and 1.
+
+    Raises
+    ------
+    ValueError
+        If ``opinions`` has no latent positions.
+    """
     if opinions.issue is None:
         raise ValueError("opinions must come from template_opinions (it has no latent positions)")
     issue, stance = np.asarray(issue), np.asarray(stance)
@@ -135,6 +184,26 @@ def load_opinions(path, text_column: str = "data", id_column: str = "user_id") -
     optionally starting with ``- `` (e.g. ``PROSE/datasets/bowlinggreen_41/
     bowlinggreen_curated_postprocessed.csv`` of ``sara-fish/gen-soc-choice-next-gen``). Lines
     longer than one sentence are split at sentence ends.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An existing CSV file (UTF-8) with a header row.
+    text_column : str, default "data"
+        The column holding each participant's opinions.
+    id_column : str, default "user_id"
+        The column holding each participant's identifier.
+
+    Returns
+    -------
+    Opinions
+        ``agent_ids`` (the ``id_column`` strings) and ``sentences`` of the participants with
+        at least one sentence (the others are left out); no latent fields.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` is not a file, or the CSV is empty or lacks one of the two columns.
     """
     path = Path(path)
     if not path.is_file():

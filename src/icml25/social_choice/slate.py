@@ -32,13 +32,18 @@ from icml25.common.validate import check_int, check_real
 class Slate:
     """The output of :func:`democratic_process`.
 
-    Attributes
+    Parameters
     ----------
-    statements : the chosen statements, in the order they were added.
-    assignment : ``(n,)`` index into ``statements`` of each agent's statement, -1 if unassigned.
-    levels : ``(k,)`` the level ``l`` at which each statement was added.
-    costs : ``(k,)`` ``c(alpha)`` of each statement; ``costs.sum() <= budget``.
-    disc_utility : ``(n,)`` ``Disc(i, alpha_i)`` for the assigned statement, nan if unassigned.
+    statements : list
+        The ``k`` chosen statements, in the order they were added.
+    assignment : numpy.ndarray
+        (n,) int: index into ``statements`` of each agent's statement, -1 if unassigned.
+    levels : numpy.ndarray
+        (k,): the level ``l`` at which each statement was added.
+    costs : numpy.ndarray
+        (k,): ``c(alpha)`` of each statement; ``costs.sum() <= budget``.
+    disc_utility : numpy.ndarray
+        (n,): ``Disc(i, alpha_i)`` for the assigned statement, nan if unassigned.
     """
 
     statements: list
@@ -49,8 +54,23 @@ class Slate:
 
 
 def group_size(cost: float, n: int, budget: float) -> int:
-    """``ceil(c(alpha) n / B)``, the number of agents a statement of this cost must represent
-    (at least one, so that a statement of cost 0 is not free)."""
+    """The number of agents a statement of this cost must represent.
+
+    Parameters
+    ----------
+    cost : float
+        The statement's cost ``c(alpha)``, ``>= 0``.
+    n : int
+        Number of agents.
+    budget : float
+        The budget ``B``, ``> 0``.
+
+    Returns
+    -------
+    int
+        ``ceil(c(alpha) n / B)`` (a tolerance of 1e-9 absorbs rounding), at least 1 so that a
+        statement of cost 0 is not free.
+    """
     return max(1, math.ceil(cost * n / budget - 1e-9))
 
 

@@ -32,8 +32,21 @@ from icml25.common.validate import check_int, check_real
 
 
 def enumerate_statements(num_issues: int, num_opinions: int) -> np.ndarray:
-    """``(m, I)`` every statement, ``m = (K + 1)^I - 1``: entry 0 = issue not addressed, else
-    the statement's opinion ``1..K`` on it."""
+    """Every statement of the synthetic model.
+
+    Parameters
+    ----------
+    num_issues : int
+        Number of issues ``I``, ``>= 1``.
+    num_opinions : int
+        Opinions ``K`` per issue, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (m, I) int, ``m = (K + 1)^I - 1`` (the empty statement left out): entry 0 means the
+        issue is not addressed, else it is the statement's opinion ``1..K`` on it.
+    """
     num_issues = check_int("num_issues", num_issues, minimum=1)
     num_opinions = check_int("num_opinions", num_opinions, minimum=1)
     grids = np.meshgrid(*[np.arange(num_opinions + 1)] * num_issues, indexing="ij")
@@ -42,7 +55,24 @@ def enumerate_statements(num_issues: int, num_opinions: int) -> np.ndarray:
 
 
 def random_profile(n: int, num_issues: int, num_opinions: int, seed) -> np.ndarray:
-    """``(n, I)`` opinions drawn uniformly from ``1..K`` on every issue (the paper's agents)."""
+    """The paper's agents: opinions drawn uniformly from ``1..K`` on every issue.
+
+    Parameters
+    ----------
+    n : int
+        Number of agents, ``>= 1``.
+    num_issues : int
+        Number of issues ``I``, ``>= 1``.
+    num_opinions : int
+        Opinions ``K`` per issue, ``>= 1``.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the draw (anything ``numpy.random.default_rng`` accepts).
+
+    Returns
+    -------
+    numpy.ndarray
+        (n, I) int opinions in ``1..K``.
+    """
     n = check_int("n", n, minimum=1)
     num_issues = check_int("num_issues", num_issues, minimum=1)
     num_opinions = check_int("num_opinions", num_opinions, minimum=1)
@@ -50,10 +80,22 @@ def random_profile(n: int, num_issues: int, num_opinions: int, seed) -> np.ndarr
 
 
 def utility_matrix(statements: np.ndarray, profile: np.ndarray, num_opinions: int) -> np.ndarray:
-    """``(m, n)`` ``u_i(alpha)`` of every statement for every agent (integers).
+    """The utility ``u_i(alpha)`` of every statement for every agent.
 
-    ``statements`` (m, I): an opinion ``1..num_opinions`` per issue, 0 where it says nothing;
-    ``profile`` (n, I): each agent's opinion ``1..num_opinions`` on every issue."""
+    Parameters
+    ----------
+    statements : numpy.ndarray
+        (m, I) integers: an opinion ``1..num_opinions`` per issue, 0 where it says nothing.
+    profile : numpy.ndarray
+        (n, I) integers: each agent's opinion ``1..num_opinions`` on every issue.
+    num_opinions : int
+        Opinions ``K`` per issue, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (m, n) int: ``u_i(alpha) = sum_{t addressed} (floor(K / 2) - |a_it - s_t|)``.
+    """
     num_opinions = check_int("num_opinions", num_opinions, minimum=1)
     statements = int_array("statements", statements, ndim=2, low=0, high=num_opinions)
     profile = int_array("profile", profile, ndim=2, low=1, high=num_opinions)
@@ -64,7 +106,18 @@ def utility_matrix(statements: np.ndarray, profile: np.ndarray, num_opinions: in
 
 
 def statement_costs(statements: np.ndarray) -> np.ndarray:
-    """``(m,)`` ``c(alpha)``, the number of issues a statement addresses."""
+    """The cost ``c(alpha)`` of each statement: the number of issues it addresses.
+
+    Parameters
+    ----------
+    statements : numpy.ndarray
+        (m, I): 0 where a statement does not address an issue, positive where it does.
+
+    Returns
+    -------
+    numpy.ndarray
+        (m,) int costs.
+    """
     return (np.asarray(statements) > 0).sum(axis=1)
 
 
@@ -72,12 +125,31 @@ def statement_costs(statements: np.ndarray) -> np.ndarray:
 class SyntheticOracles:
     """``Disc`` and ``Gen`` on a finite universe; statements are row indices of ``utilities``.
 
-    Attributes
+    Use ``disc``, ``gen`` and ``cost`` as the three queries of
+    :func:`~icml25.social_choice.democratic_process`.
+
+    Parameters
     ----------
-    utilities : ``(m, n)`` true utilities ``u_i(alpha)``.
-    costs : ``(m,)`` ``c(alpha)``.
-    beta, gamma, delta, mu : the error parameters (0, 1, 0, 1 = exact).
-    seed : seeds the Disc errors and Gen's random choice among acceptable statements.
+    utilities : numpy.ndarray
+        (m, n) true utilities ``u_i(alpha)``.
+    costs : numpy.ndarray
+        (m,) costs ``c(alpha)``.
+    beta : int, default 0
+        ``Disc`` error bound, ``>= 0``: each answer is off by an integer in ``[-beta, beta]``.
+    gamma : float, default 1.0
+        ``Gen`` support factor, in ``(0, 1]``.
+    delta : int, default 0
+        ``Gen`` level slack, ``>= 0``.
+    mu : float, default 1.0
+        ``Gen`` cost factor, in ``(0, 1]``.
+    seed : int, numpy.random.SeedSequence or None, default 0
+        Seeds the ``Disc`` errors and ``Gen``'s random choice among acceptable statements
+        (two spawned generators).
+
+    Notes
+    -----
+    ``beta, gamma, delta, mu = 0, 1, 0, 1`` are the exact oracles. After construction,
+    ``noise`` (m, n) holds the fixed ``Disc`` errors and ``rng`` the generator of ``Gen``.
     """
 
     utilities: np.ndarray

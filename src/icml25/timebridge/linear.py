@@ -44,6 +44,10 @@ class LinearForecaster:
     After ``fit``: ``mean_``, ``scale_`` (N,) the standardisation of the fitted data (a
     constant series gets scale 1), ``coef_`` the ridge solution ``(I, H)`` or ``(I N, H N)``,
     and ``n_series_``.
+
+    scikit-learn: not an estimator: ``fit`` takes one multivariate series ``y`` and no
+    ``X``, as a forecaster does, so ``check_estimator`` does not apply
+    (``TimeBridgeForecaster`` is the ``BaseEstimator`` of this package).
     """
 
     def __init__(self, input_len: int, horizon: int, *, cross: bool, ridge: float = 1.0):

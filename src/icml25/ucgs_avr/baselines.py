@@ -142,6 +142,9 @@ class DiscriminativeSolver:
     Notes
     -----
     After ``fit``: ``losses`` (list of float, one per step) and ``train_seconds``.
+
+    scikit-learn: not an estimator: ``fit`` takes context and candidate token grids and the
+    answers, not ``(X, y)``, so ``check_estimator`` does not apply.
     """
 
     def __init__(self, n_codes: int, config: BaselineConfig = BaselineConfig(), seed: int = 0):
@@ -203,6 +206,9 @@ class AnswerOnlyModel:
     Notes
     -----
     After ``fit``: ``losses`` (list of float, one per step).
+
+    scikit-learn: not an estimator: ``fit`` takes candidate token grids and the answers, not
+    ``(X, y)``, so ``check_estimator`` does not apply.
     """
 
     def __init__(self, n_codes: int, config: BaselineConfig = BaselineConfig(), seed: int = 0):

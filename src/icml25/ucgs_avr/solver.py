@@ -166,6 +166,9 @@ class GenerativeSolver:
     -----
     After ``fit``: ``losses`` (list of float, the cross-entropy of each step) and
     ``train_seconds``.
+
+    scikit-learn: not an estimator: ``fit`` takes token grids of puzzles, not ``(X, y)``, so
+    ``check_estimator`` does not apply.
     """
 
     def __init__(

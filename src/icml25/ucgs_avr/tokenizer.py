@@ -35,6 +35,10 @@ class PatchCodebook:
     -----
     After ``fit``: ``kmeans`` (the fitted scikit-learn ``KMeans``) and ``n_codes``, the number
     of centres ``K``.
+
+    scikit-learn: not an estimator (``fit`` takes images (n, H, W), ``encode`` and ``decode``
+    map them to token grids and back), so ``check_estimator`` does not apply; the clustering
+    itself is scikit-learn's ``KMeans``.
     """
 
     def __init__(self, codebook_size: int = 128, seed: int = 0):
