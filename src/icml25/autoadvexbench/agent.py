@@ -37,12 +37,44 @@ TRANSCRIPT_TEXT = 2000  # characters of each argument and result kept in the tra
 
 @dataclass(frozen=True)
 class ToolCall:
+    """One tool the policy asks the harness to run.
+
+    Parameters
+    ----------
+    tool : str
+        One of ``TOOLS`` (``"read_file"``, ``"write_file"``, ``"run_python"``, ``"finish"``),
+        or ``"give_up"`` / ``"invalid"`` from the loop itself.
+    args : dict, default {}
+        The tool's arguments: ``path`` and, for ``write_file``, ``content``.
+    """
+
     tool: str
     args: dict = field(default_factory=dict)
 
 
 @dataclass
 class AgentResult:
+    """The outcome of one run of the agent's loop (:func:`run_agent`).
+
+    Parameters
+    ----------
+    evaluation : Evaluation or None
+        The evaluation of the last submission; None if nothing was submitted.
+    steps : int
+        Records in the transcript.
+    attempts : int
+        ``finish`` submissions made.
+    stop_reason : str
+        ``"broken"``, ``"attempts"``, ``"steps"``, ``"gave up"`` or ``"model error"``.
+    transcript : list of dict
+        One record per step: ``step``, ``actor``, ``tool``, ``args``, ``result``, ``seconds``
+        and the tool's extra fields.
+
+    Notes
+    -----
+    ``to_dict()`` gives the fields as JSON-ready values.
+    """
+
     evaluation: Evaluation | None  # of the last submission; None if nothing was submitted
     steps: int
     attempts: int
@@ -62,9 +94,28 @@ class AgentResult:
 
 @dataclass
 class Task:
-    """One defence to attack: its folder holds ``task.md``, ``defenses.py`` (the source of all
-    defences), ``defense.json`` and ``weights.pt`` (this one), ``data.npz`` (x, y); the harness
-    keeps the defence itself for the evaluator."""
+    """One defence to attack, with the folder the agent works in.
+
+    The folder holds ``task.md``, ``defenses.py`` (the source of all defences),
+    ``defense.json`` and ``weights.pt`` (this one), ``data.npz`` (x, y); the harness keeps the
+    defence itself for the evaluator. ``Task.create(folder, defense, x, y, eps, eval_seed)``
+    writes those files and returns the task.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The task's folder.
+    defense : Defense
+        The defence the evaluator scores submissions against.
+    x : torch.Tensor
+        (n, 1, 8, 8) test images in [0, 1].
+    y : torch.Tensor
+        (n,) their labels.
+    eps : float
+        L-infinity budget, ``> 0``.
+    eval_seed : int
+        Seed the evaluator gives a randomised defence.
+    """
 
     folder: Path
     defense: defenses.Defense
@@ -85,8 +136,22 @@ class Task:
 
 
 def task_text(kind: str, eps: float) -> str:
-    """What the agent is told (our wording; the official prompt walks through forward pass,
-    gradients, FGSM and PGD)."""
+    """The task description the agent is given as ``task.md``.
+
+    Our wording; the official prompt walks through forward pass, gradients, FGSM and PGD.
+
+    Parameters
+    ----------
+    kind : str
+        The defence's kind, named in the text.
+    eps : float
+        The L-infinity budget, stated in the rules.
+
+    Returns
+    -------
+    text : str
+        Markdown with the task, the files of the folder and the rules.
+    """
     return (
         "# Task\n"
         f"Evaluate the robustness of a defended digit classifier (defence kind: {kind}).\n"
@@ -276,9 +341,23 @@ def _short(value):
 
 
 class ScriptedAttacker:
-    """A fixed sequence of tool calls standing in for the LLM agent: read the task and the
-    defence's source, write ``attacks.py`` and a driver running ``attacks.run_attack(name)``,
-    run it, finish. Scripted, not a model: it knows its attack in advance."""
+    """A fixed sequence of tool calls standing in for the LLM agent.
+
+    Read the task and the defence's source, write ``attacks.py`` and a driver running
+    ``attacks.run_attack(name)``, run it, finish; then give up. Scripted, not a model: it
+    knows its attack in advance.
+
+    Parameters
+    ----------
+    attack : str
+        A key of ``ATTACKS``.
+    eps : float
+        L-infinity budget the driver attacks with.
+    steps : int
+        PGD steps of the driver's attack.
+    seed : int
+        Seed of the driver's attack.
+    """
 
     def __init__(self, attack: str, eps: float, steps: int, seed: int):
         if attack not in attacks.ATTACKS:
@@ -418,8 +497,19 @@ ESCAPES = {
 
 
 class EscapeProbe:
-    """Tries each escape of ``ESCAPES`` in turn (a file tool call, or a script written and
-    run), then a harmless script, then finishes: the run must go on after every refusal."""
+    """A policy that tries each escape of ``ESCAPES`` in turn, then a harmless script.
+
+    Each escape is a file tool call, or a script written and run; after them a harmless script
+    runs and the policy finishes: the run must go on after every refusal. ``label(step)``
+    names the escape a step belongs to.
+
+    Parameters
+    ----------
+    port : int
+        Port of the harness's listener, written into the ``socket`` escape.
+    names : tuple of str, default tuple(ESCAPES)
+        The escapes to try, keys of ``ESCAPES``, in order.
+    """
 
     def __init__(self, port: int, names: tuple[str, ...] = tuple(ESCAPES)):
         self.plan: list[tuple[str, ToolCall]] = []

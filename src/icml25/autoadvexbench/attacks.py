@@ -60,10 +60,44 @@ def pgd(
     seed: int = 0,
     batch_size: int = 1000,
 ) -> torch.Tensor:
-    """Adversarial examples (n, 1, 8, 8) within ``eps`` of ``x`` (n, 1, 8, 8), labels ``y`` (n,).
+    """L-infinity PGD adversarial examples, with optional BPDA, EOT and detector term.
 
-    ``step_size`` defaults to ``2.5 eps / steps``; ``seed`` fixes the random start and, for a
-    randomised defence, the draws (the defence is reseeded with it).
+    From a uniform random start in the ``eps`` ball, ``steps`` signed-gradient steps on the
+    loss of the module docstring, each followed by projection onto the ball and onto [0, 1].
+
+    Parameters
+    ----------
+    defense : Defense
+        The defence attacked: its ``preprocess`` and ``classifier`` are used (and its
+        ``randomised``, ``reseed``, ``rejects``, ``detector_score``, ``threshold`` where
+        present).
+    x : torch.Tensor
+        (n, 1, 8, 8) clean images in [0, 1].
+    y : torch.Tensor
+        (n,) int64 true labels.
+    eps : float
+        L-infinity budget, ``> 0``.
+    steps : int, default 40
+        PGD steps, ``>= 1``.
+    step_size : float or None, default None
+        Step ``alpha``; None gives ``2.5 eps / steps``.
+    bpda : bool, default False
+        Treat a shape-preserving ``preprocess`` as the identity in the backward pass.
+    eot : int, default 1
+        Draws of the defence's randomness averaged per gradient, ``>= 1`` (1 for a
+        deterministic defence).
+    detector_weight : float, default 0.0
+        Weight ``lam`` of the penalty on detector scores above the threshold; used only for a
+        defence that rejects.
+    seed : int, default 0
+        Seed of the random start; a randomised defence is reseeded with ``seed + 1``.
+    batch_size : int, default 1000
+        Images attacked at once.
+
+    Returns
+    -------
+    x_adv : torch.Tensor
+        (n, 1, 8, 8) adversarial images, detached, in [0, 1] and within ``eps`` of ``x``.
     """
     if not eps > 0:
         raise ValueError(f"eps must be > 0, got {eps!r}")
@@ -92,7 +126,30 @@ def pgd(
 
 
 def run_attack(name: str, defense, x, y, eps: float, *, steps: int = 40, seed: int = 0):
-    """One of the named ``ATTACKS`` with its settings."""
+    """Run one of the named ``ATTACKS`` (a :func:`pgd` with preset settings).
+
+    Parameters
+    ----------
+    name : str
+        A key of ``ATTACKS``: ``"pgd"``, ``"pgd_bpda"``, ``"pgd_eot"`` or ``"adaptive"``.
+    defense : Defense
+        The defence attacked.
+    x : torch.Tensor
+        (n, 1, 8, 8) clean images in [0, 1].
+    y : torch.Tensor
+        (n,) int64 true labels.
+    eps : float
+        L-infinity budget, ``> 0``.
+    steps : int, default 40
+        PGD steps, ``>= 1``.
+    seed : int, default 0
+        Seed of the random start (and of a randomised defence, as in :func:`pgd`).
+
+    Returns
+    -------
+    x_adv : torch.Tensor
+        (n, 1, 8, 8) adversarial images within ``eps`` of ``x``.
+    """
     if name not in ATTACKS:
         raise ValueError(f"name must be one of {sorted(ATTACKS)}, got {name!r}")
     return pgd(defense, x, y, eps, steps=steps, seed=seed, **ATTACKS[name])

@@ -3,7 +3,7 @@ Carlini et al., ICML 2025, Sec. 3: every defence is a forward function on images
 with optional preprocessing and optional rejection).
 
 Each defence is ``classifier(preprocess(x))``: ``forward(x)`` returns logits (n, 10),
-``predict(x)`` returns labels (n,) with ``-1`` for an input the defence rejects. The five built
+``predict(x)`` returns labels (n,) with ``-1`` for an input the defence rejects. The six built
 here on 8x8 digits (x of shape (n, 1, 8, 8) in [0, 1]):
 
 - ``undefended``: the classifier alone;
@@ -11,6 +11,8 @@ here on 8x8 digits (x of shape (n, 1, 8, 8) in [0, 1]):
   almost everywhere, a masked gradient: Athalye et al. 2018 break it with BPDA);
 - ``random_resize``: random resizing and padding (Xie et al. 2018), redrawn at every call (a
   stochastic gradient: broken by EOT);
+- ``random_noise``: Gaussian noise added at every call, the classifier trained on noisy digits
+  (a stochastic gradient);
 - ``detector``: the classifier plus a rejecting detector, the PCA reconstruction error of the
   input above a threshold set on clean training digits (``detector_score`` is differentiable);
 - ``adv_trained``: the classifier trained on PGD adversarial examples (Madry et al. 2018).
@@ -33,7 +35,15 @@ SHAPE = (1, 8, 8)  # channels, height, width of one digit
 
 
 class SmallCNN(nn.Module):
-    """Two 3x3 convolutions, a 2x2 max-pool and two linear layers: (n, 1, s, s) -> (n, 10)."""
+    """Two 3x3 convolutions, a 2x2 max-pool and two linear layers: (n, 1, s, s) -> (n, 10).
+
+    Parameters
+    ----------
+    size : int, default 8
+        Side ``s`` of the square input images (the hidden layer reads ``(s // 2)**2`` cells).
+    width : int, default 16
+        Channels of the first convolution; the second has ``2 * width``.
+    """
 
     def __init__(self, size: int = 8, width: int = 16):
         super().__init__()
@@ -50,10 +60,23 @@ class SmallCNN(nn.Module):
 
 
 class Defense(nn.Module):
-    """``forward(x) = classifier(preprocess(x))``; ``predict`` marks rejected inputs ``-1``.
+    """The undefended classifier and the interface of every defence.
 
-    ``randomised`` says whether ``preprocess`` draws randomness (from ``self.generator``, reset
-    by ``reseed``); ``rejects`` whether ``reject`` can be true.
+    ``forward(x) = classifier(preprocess(x))`` gives logits (n, 10) for x (n, 1, 8, 8) in
+    [0, 1]; ``predict(x)`` gives labels (n,), ``-1`` where ``reject(x)`` is true.
+
+    Parameters
+    ----------
+    classifier : torch.nn.Module
+        The network applied after ``preprocess``, for instance :class:`SmallCNN`.
+    seed : int, default 0
+        Seed of ``self.generator``, the torch generator of a randomised ``preprocess``.
+
+    Notes
+    -----
+    Class attributes: ``kind`` (its key in ``KINDS``), ``randomised`` (whether ``preprocess``
+    draws randomness from ``self.generator``, reset by ``reseed(seed)``), ``rejects`` (whether
+    ``reject`` can be true). ``config()`` gives the dict :func:`build_defense` rebuilds it from.
     """
 
     kind = "undefended"
@@ -90,7 +113,17 @@ class Defense(nn.Module):
 
 
 class Quantised(Defense):
-    """Input quantisation: ``round(x (L - 1)) / (L - 1)``; its gradient is zero a.e."""
+    """Input quantisation: ``round(x (L - 1)) / (L - 1)``; its gradient is zero a.e.
+
+    Parameters
+    ----------
+    classifier : torch.nn.Module
+        The network applied to the quantised images.
+    levels : int, default 3
+        Grey levels ``L``, at least 2 (1 would divide by zero).
+    seed : int, default 0
+        Seed of the defence's generator (unused: the quantisation is deterministic).
+    """
 
     kind = "quantised"
 
@@ -106,9 +139,21 @@ class Quantised(Defense):
 
 
 class RandomResize(Defense):
-    """Random resizing and padding (Xie et al. 2018): each image is resized to a random side
-    ``r`` in [8, ``out_size``] (bilinear) and placed at a random offset on an ``out_size``
-    canvas; a fresh draw at every call. The classifier sees (n, 1, out_size, out_size)."""
+    """Random resizing and padding (Xie et al. 2018), redrawn at every call.
+
+    Each image is resized to a random side ``r`` in [8, ``out_size``] (bilinear) and placed at
+    a random offset on an ``out_size`` canvas of zeros. The classifier sees
+    (n, 1, out_size, out_size).
+
+    Parameters
+    ----------
+    classifier : torch.nn.Module
+        The network applied to the padded images, sized for ``out_size``.
+    out_size : int, default 12
+        Side of the canvas, ``>= 8``.
+    seed : int, default 0
+        Seed of the generator of the sides and offsets.
+    """
 
     kind = "random_resize"
     randomised = True
@@ -141,8 +186,19 @@ def random_resize_pad(x: torch.Tensor, out_size: int, generator: torch.Generator
 
 
 class RandomNoise(Defense):
-    """Random noise: ``x + sigma z``, ``z ~ N(0, I)`` drawn afresh at every call, the classifier
-    trained on such noisy digits (one draw per prediction)."""
+    """Random noise: ``x + sigma z``, ``z ~ N(0, I)`` drawn afresh at every call.
+
+    The classifier is trained on such noisy digits (one draw per prediction).
+
+    Parameters
+    ----------
+    classifier : torch.nn.Module
+        The network applied to the noisy images.
+    sigma : float, default 0.5
+        Standard deviation of the noise.
+    seed : int, default 0
+        Seed of the generator of the noise.
+    """
 
     kind = "random_noise"
     randomised = True
@@ -159,9 +215,27 @@ class RandomNoise(Defense):
 
 
 class Detector(Defense):
-    """Classifier plus a rejecting detector: reject when the PCA reconstruction error
-    ``||x - mean - P P^T (x - mean)||^2`` (``P``: top ``k`` principal directions of the clean
-    training digits) exceeds ``threshold`` (a high quantile of the clean training errors)."""
+    """Classifier plus a rejecting detector based on the PCA reconstruction error.
+
+    An input is rejected when ``||x - mean - P P^T (x - mean)||^2`` (``P``: top ``k`` principal
+    directions of the clean training digits) exceeds ``threshold`` (a high quantile of the
+    clean training errors).
+
+    Parameters
+    ----------
+    classifier : torch.nn.Module
+        The network applied to the images (no preprocessing).
+    components : int, default 20
+        Principal directions ``k`` of the detector.
+    seed : int, default 0
+        Seed of the defence's generator (unused: the detector is deterministic).
+
+    Notes
+    -----
+    Buffers ``mean`` (64,), ``basis`` (64, k) and ``threshold`` () start at zero and are set by
+    :func:`train_defense` (or loaded by :func:`load_defense`). ``detector_score(x)`` gives the
+    reconstruction errors (n,), differentiable in x.
+    """
 
     kind = "detector"
     rejects = True
@@ -187,13 +261,36 @@ class Detector(Defense):
 
 
 class AdvTrained(Defense):
-    """The classifier after PGD adversarial training (Madry et al. 2018); no preprocessing."""
+    """The classifier after PGD adversarial training (Madry et al. 2018); no preprocessing.
+
+    Parameters
+    ----------
+    classifier : torch.nn.Module
+        The network, adversarially trained by :func:`train_defense`.
+    seed : int, default 0
+        Seed of the defence's generator (unused: no randomness).
+    """
 
     kind = "adv_trained"
 
 
 def build_defense(config: dict, seed: int = 0) -> Defense:
-    """An untrained defence from its config dict (``{"kind": ..., **parameters}``)."""
+    """An untrained defence from its config dict.
+
+    Parameters
+    ----------
+    config : dict
+        ``{"kind": ..., **parameters}``, ``kind`` one of ``KINDS`` and the parameters those of
+        its class (as its ``config()`` writes them).
+    seed : int, default 0
+        Seed of the defence's generator.
+
+    Returns
+    -------
+    defense : Defense
+        The defence around a fresh :class:`SmallCNN` (sized for ``out_size`` for
+        ``random_resize``), initialised from torch's global random stream.
+    """
     if not isinstance(config, dict) or config.get("kind") not in KINDS:
         raise ValueError(f"config must be a dict with 'kind' in {KINDS}, got {config!r}")
     params = {k: v for k, v in config.items() if k != "kind"}
@@ -211,7 +308,15 @@ def build_defense(config: dict, seed: int = 0) -> Defense:
 
 
 def save_defense(defense: Defense, folder: str | Path) -> None:
-    """Write ``defense.json`` and ``weights.pt`` into ``folder``."""
+    """Write ``defense.json`` and ``weights.pt`` into ``folder``.
+
+    Parameters
+    ----------
+    defense : Defense
+        The defence to save: its ``config()`` as JSON and its ``state_dict`` as torch weights.
+    folder : str or pathlib.Path
+        The folder, created with its parents if missing; existing files are overwritten.
+    """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "defense.json").write_text(json.dumps(defense.config()))
@@ -219,7 +324,20 @@ def save_defense(defense: Defense, folder: str | Path) -> None:
 
 
 def load_defense(folder: str | Path = ".", seed: int = 0) -> Defense:
-    """The defence saved in ``folder`` by ``save_defense``, in eval mode."""
+    """The defence saved in ``folder`` by ``save_defense``, in eval mode.
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path, default "."
+        The folder holding ``defense.json`` and ``weights.pt``.
+    seed : int, default 0
+        Seed of the defence's generator.
+
+    Returns
+    -------
+    defense : Defense
+        The rebuilt defence with the saved weights, in eval mode.
+    """
     folder = Path(folder)
     defense = build_defense(json.loads((folder / "defense.json").read_text()), seed=seed)
     defense.load_state_dict(torch.load(folder / "weights.pt", weights_only=True))

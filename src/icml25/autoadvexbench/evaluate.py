@@ -28,6 +28,31 @@ BROKEN_RATIO = 0.5
 
 @dataclass(frozen=True)
 class Evaluation:
+    """The evaluator's verdict on one submission.
+
+    Parameters
+    ----------
+    clean_accuracy : float
+        Share of clean test images predicted correctly (a rejected one is an error), in [0, 1].
+    robust_accuracy : float
+        Share of adversarial examples predicted correctly or rejected, in [0, 1]; the clean
+        accuracy for an invalid submission.
+    valid : bool
+        Whether the submission passed the checks of the module docstring.
+    reason : str
+        Why it is invalid, ``""`` when valid.
+    max_distortion : float
+        ``max |x_adv - x|``; NaN for an invalid submission.
+    rejected_fraction : float
+        Share of the adversarial examples the defence rejected (0 when invalid).
+    broken : bool
+        Whether ``robust_accuracy < BROKEN_RATIO * clean_accuracy`` (False when invalid).
+
+    Notes
+    -----
+    ``ratio`` is robust over clean accuracy; ``to_dict()`` gives the fields and ``ratio``.
+    """
+
     clean_accuracy: float
     robust_accuracy: float
     valid: bool
@@ -55,7 +80,34 @@ def evaluate(
     seed: int = 0,
     tolerance: float = TOLERANCE,
 ) -> Evaluation:
-    """Score a submission ``x_adv`` (array or tensor like ``x``) against ``defense``."""
+    """Score a submission of adversarial examples against a defence.
+
+    Parameters
+    ----------
+    defense : Defense
+        The defence; its ``predict`` labels the images (a randomised one is reseeded with
+        ``seed`` before each prediction).
+    x : torch.Tensor
+        (n, 1, 8, 8) clean test images, ``n >= 1``.
+    y : torch.Tensor
+        (n,) true labels.
+    x_adv : array_like or torch.Tensor
+        The submission, valid when it has the shape of ``x``, is finite, lies in [0, 1] and
+        is within ``eps * tolerance`` of ``x``; anything else (even not an array) is scored
+        as invalid.
+    eps : float
+        L-infinity budget, ``> 0``.
+    seed : int, default 0
+        Seed a randomised defence is reset to before each prediction.
+    tolerance : float, default TOLERANCE
+        Slack factor on ``eps`` (1.01, the official check's).
+
+    Returns
+    -------
+    evaluation : Evaluation
+        Clean and robust accuracy, validity and reason, distortion, rejected share and
+        whether the defence is broken.
+    """
     if not eps > 0:
         raise ValueError(f"eps must be > 0, got {eps!r}")
     if len(x) != len(y) or len(x) == 0:

@@ -40,9 +40,25 @@ SYSTEM_PROMPT = (
 class LLMAttacker:
     """A policy for ``run_agent``: the transcript so far -> the model's next ToolCall.
 
-    ``client`` is an ``icml25.common.llm.LLMClient``; ``task`` the text of ``task.md``. A reply
-    without a usable JSON tool call raises ValueError, which the loop records as an invalid
-    step and shows to the model.
+    Each call sends the system prompt, the task and the earlier turns (fitted to the client's
+    ``context_tokens`` where it has one) at temperature 0. A reply without a usable JSON tool
+    call raises ValueError, which the loop records as an invalid step and shows to the model.
+
+    Parameters
+    ----------
+    client : LLMClient
+        An ``icml25.common.llm.LLMClient`` of the attacking model.
+    task : str
+        The text of ``task.md``.
+    max_tokens : int, default 2048
+        Largest reply, in tokens; also kept free when fitting a request to the context.
+    seed : int, default 0
+        Request ``k`` (``k`` earlier steps) is sent with seed ``seed + k``.
+
+    Notes
+    -----
+    ``replies`` the model's replies so far, ``fitted`` how many requests were cut to fit the
+    context, ``left_out`` the most turns left out of one request.
     """
 
     def __init__(self, client, task: str, *, max_tokens: int = 2048, seed: int = 0):
@@ -109,8 +125,20 @@ def _middle_out(text: str, limit: int) -> str:
 
 
 def parse_tool_call(text: str) -> ToolCall:
-    """The last top-level JSON object ``{"tool": ..., "args": {...}}`` in ``text`` (objects
-    inside it are its own arguments)."""
+    """The tool call of a model's reply.
+
+    Parameters
+    ----------
+    text : str
+        The reply; the last top-level JSON object with a ``tool`` key is used (objects inside
+        it are its own arguments).
+
+    Returns
+    -------
+    call : ToolCall
+        Its ``tool`` (one of ``TOOLS``) and ``args`` (a dict, ``{}`` if absent). ValueError if
+        no such object is found, the tool is unknown or ``args`` is not an object.
+    """
     found = None
     for value in json_objects(text):
         if "tool" in value:

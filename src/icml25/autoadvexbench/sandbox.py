@@ -74,6 +74,26 @@ __all__ = ["Limits", "RunResult", "Sandbox", "SandboxError", "SandboxUnavailable
 
 @dataclass(frozen=True)
 class Limits:
+    """The limits of one sandboxed Python run.
+
+    Parameters
+    ----------
+    cpu_seconds : int, default 60
+        CPU seconds per process (``RLIMIT_CPU``) and for the whole tree (watchdog), ``>= 1``.
+    wall_seconds : float, default 90.0
+        Wall-clock timeout, ``> 0``.
+    memory_bytes : int, default 3 * 2**30
+        Address space per process and resident memory of the tree, at least 256 MiB.
+    file_bytes : int, default 64 * 2**20
+        Size of any one file written.
+    open_files : int, default 256
+        Open files per process.
+    processes : int, default 64
+        Processes of the tree at once (where a pids control group exists), ``>= 4``.
+    folder_bytes : int, default 2**30
+        Every file under the folder together, ``>= file_bytes``.
+    """
+
     cpu_seconds: int = 60  # per process (RLIMIT_CPU) and for the whole tree (watchdog)
     wall_seconds: float = 90.0
     memory_bytes: int = 3 * 2**30  # address space per process; resident memory of the tree
@@ -96,6 +116,47 @@ class Limits:
 
 @dataclass
 class RunResult:
+    """What one sandboxed Python run did and what stopped it.
+
+    Parameters
+    ----------
+    returncode : int or None
+        The script's exit code (negative: the signal that ended it).
+    stdout : str
+        Captured standard output, cut at ``OUTPUT_LIMIT`` characters.
+    stderr : str
+        Captured standard error, cut likewise.
+    seconds : float
+        Wall-clock duration of the run.
+    timed_out : bool
+        Killed at the wall-clock limit.
+    cpu_killed : bool
+        Killed at the CPU-time limit (one process's, or the tree's).
+    memory_error : bool
+        A ``MemoryError`` in stderr (the address-space limit).
+    blocked : list of dict, default []
+        The audit hook's first refusals (at most ``REFUSALS_KEPT``).
+    refusals : int, default 0
+        All refusals the audit hook recorded.
+    barriers : list of dict, default []
+        The barriers applied or missing.
+    memory_killed : bool, default False
+        The tree killed at its memory limit.
+    quota_killed : bool, default False
+        The tree killed when the folder passed its quota.
+    output_bytes : int, default 0
+        Bytes written to stdout and stderr (``CAPTURE_BYTES`` of each kept).
+    leftovers_killed : int, default 0
+        Processes still alive after the run's init exited, killed.
+    tree_cpu_seconds : float, default 0.0
+        The watchdog's last reading of the tree's CPU time.
+
+    Notes
+    -----
+    ``stopped`` is true when the sandbox stopped anything in the run; ``to_dict()`` gives the
+    fields and ``stopped``.
+    """
+
     returncode: int | None
     stdout: str
     stderr: str
@@ -134,7 +195,27 @@ class SandboxUnavailable(RuntimeError):
 
 
 class Sandbox:
-    """One folder with file tools confined to it and limited Python runs in it."""
+    """One folder with file tools confined to it and limited Python runs in it.
+
+    ``read_file``, ``write_file`` and ``open_file`` act on regular files of the folder only;
+    ``run_python(path)`` runs a script of the folder under ``limits`` and returns a
+    :class:`RunResult`.
+
+    Parameters
+    ----------
+    folder : str or pathlib.Path
+        An existing directory, the only place the tools and runs may write.
+    limits : Limits or None, default None
+        Limits of each run; None gives ``Limits()``.
+    preload : tuple of str, default ("numpy", "torch")
+        Modules imported before the audit hook is installed.
+    guarded : bool, default True
+        Run scripts under the guard, namespaces, control groups and watchdog; False only for
+        the control runs that show what the guard stops.
+    allow_unconfined : bool, default False
+        Accept guarded runs on a kernel without Landlock or seccomp; otherwise such a kernel
+        raises ``SandboxUnavailable`` here or at the run.
+    """
 
     def __init__(
         self,

@@ -21,6 +21,32 @@ from icml25.autoadvexbench.defenses import Defense, Detector, build_defense
 
 @dataclass(frozen=True)
 class TrainConfig:
+    """Settings of :func:`train_defense`.
+
+    Parameters
+    ----------
+    epochs : int, default 30
+        Passes over the training digits, ``>= 1``.
+    batch_size : int, default 64
+        Images per Adam step, ``>= 1``.
+    lr : float, default 2e-3
+        Learning rate of Adam.
+    eps : float, default 0.2
+        L-infinity budget of adversarial training.
+    train_steps : int, default 7
+        PGD steps of the inner maximisation, ``>= 1``.
+    components : int, default 20
+        Principal directions of the detector.
+    false_reject : float, default 0.05
+        Detector's rejection rate on clean training digits, in ``(0, 1)``.
+    quant_levels : int, default 3
+        Grey levels of ``quantised``.
+    resize_to : int, default 12
+        Canvas side of ``random_resize``.
+    sigma : float, default 0.5
+        Noise standard deviation of ``random_noise``.
+    """
+
     epochs: int = 30
     batch_size: int = 64
     lr: float = 2e-3
@@ -53,7 +79,31 @@ def defense_config(kind: str, config: TrainConfig) -> dict:
 def train_defense(
     kind: str, x: torch.Tensor, y: torch.Tensor, config: TrainConfig, seed: int
 ) -> Defense:
-    """A trained defence of ``kind`` on x (N, 1, 8, 8), y (N,), in eval mode."""
+    """Build and train one defence on the digits, seeded by one integer.
+
+    Adam on cross-entropy through the defence's own ``forward`` (so on quantised, resized or
+    noisy inputs); ``adv_trained`` replaces the first half of each batch by PGD adversarial
+    examples of the current model; ``detector`` first fits its PCA and threshold.
+
+    Parameters
+    ----------
+    kind : str
+        One of ``KINDS``.
+    x : torch.Tensor
+        (N, 1, 8, 8) training images in [0, 1].
+    y : torch.Tensor
+        (N,) int64 labels.
+    config : TrainConfig
+        Training settings and the defence's parameters.
+    seed : int
+        Seed of the initial weights (through ``torch.manual_seed``, which also resets torch's
+        global stream), of the batch order and of the adversarial starts.
+
+    Returns
+    -------
+    defense : Defense
+        The trained defence, in eval mode.
+    """
     torch.manual_seed(seed)  # nn.Module initialisation draws from the global generator
     defense = build_defense(defense_config(kind, config), seed=seed)
     if isinstance(defense, Detector):

@@ -55,9 +55,25 @@ def generate(
 ) -> np.ndarray:
     """Autoregressive decoding of every prompt at once.
 
-    ``prompts`` (N, P) int64; ``temperature = 0`` is greedy (argmax), ``> 0`` samples from
-    ``softmax(logits / temperature)`` over all tokens (no top-k, no top-p), seeded by ``seed``.
-    Returns the (N, n_new) new tokens.
+    Parameters
+    ----------
+    model : Transformer
+        A causal network whose vocabulary holds the prompts and whose ``block_size`` is at
+        least ``P + n_new - 1``.
+    prompts : ndarray of int64, shape (N, P)
+        Prompts, ``N >= 1`` and ``P >= 1``.
+    n_new : int
+        Tokens to generate after each prompt, ``>= 1``.
+    temperature : float, default 0.0
+        In ``[0, 1000]``: 0 is greedy (argmax), ``> 0`` samples from
+        ``softmax(logits / temperature)`` over all tokens (no top-k, no top-p).
+    seed : int, default 0
+        Seed of the torch generator of the sampling, ``>= 0``.
+
+    Returns
+    -------
+    tokens : ndarray of int64, shape (N, n_new)
+        The new tokens after each prompt.
     """
     x = _check_prompts(prompts)
     check_int("n_new", n_new, minimum=1)
@@ -85,11 +101,31 @@ def mdm_generate(
     steps: int,
     seed: int = 0,
 ) -> np.ndarray:
-    """Ancestral sampler of the absorbing-state masked diffusion (linear schedule): start from
-    ``n_new`` ``<mask>`` tokens after each prompt; going from time ``t`` to ``s = t - 1/steps``,
-    each still-masked token is revealed with probability ``(t - s) / t``, drawn from the
-    network's distribution at that position (``<mask>`` and ``<pad>`` excluded); revealed tokens
-    stay. At ``s = 0`` every token is revealed. Returns the (N, n_new) tokens.
+    """Ancestral sampler of the absorbing-state masked diffusion (linear schedule).
+
+    Start from ``n_new`` ``<mask>`` tokens after each prompt; going from time ``t`` to
+    ``s = t - 1/steps``, each still-masked token is revealed with probability ``(t - s) / t``,
+    drawn from the network's distribution at that position (``<mask>`` and ``<pad>``
+    excluded); revealed tokens stay. At ``s = 0`` every token is revealed.
+
+    Parameters
+    ----------
+    model : Transformer
+        A bidirectional network (``causal=False``) whose vocabulary holds the prompts and whose
+        ``block_size`` is at least ``P + n_new``.
+    prompts : ndarray of int64, shape (N, P)
+        Prompts, ``N >= 1`` and ``P >= 1``.
+    n_new : int
+        Tokens to generate after each prompt, ``>= 1``.
+    steps : int
+        Denoising steps, ``>= 1``.
+    seed : int, default 0
+        Seed of the torch generator of the masks and the draws, ``>= 0``.
+
+    Returns
+    -------
+    tokens : ndarray of int64, shape (N, n_new)
+        The revealed tokens after each prompt.
     """
     x0 = _check_prompts(prompts)
     check_int("n_new", n_new, minimum=1)

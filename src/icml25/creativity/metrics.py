@@ -34,8 +34,18 @@ from icml25.creativity.tasks import END, ENTITY0, SEP, TASKS, TaskData, _check_t
 
 
 def answer_tokens(row: np.ndarray) -> tuple[int, ...] | None:
-    """The tokens of one generated row up to its first ``</a>``, or None if there is none.
-    ``row`` must be a vector of integer tokens."""
+    """The tokens of one generated row up to its first ``</a>``.
+
+    Parameters
+    ----------
+    row : ndarray of int, shape (A,)
+        One generated answer, a vector of integer tokens (may be empty).
+
+    Returns
+    -------
+    answer : tuple of int or None
+        The tokens before the first ``END`` (``</a>``), or None if the row has none.
+    """
     int_array("row", row, ndim=1, nonempty=False)
     return _answer_tokens(np.asarray(row))
 
@@ -89,7 +99,21 @@ def _degrees(edges) -> dict[int, int]:
 
 
 def is_valid(answer: tuple[int, ...] | None, task: TaskData) -> bool:
-    """The official validity check of one answer (tokens before ``</a>``)."""
+    """The official validity check of one answer (see the module docstring).
+
+    Parameters
+    ----------
+    answer : tuple of int or None
+        Tokens before ``</a>``, as :func:`answer_tokens` returns them; None or empty is invalid.
+    task : TaskData
+        The task whose name picks the check and whose ``structure`` (parents and kinds,
+        adjacency, ``n_entities``) it reads.
+
+    Returns
+    -------
+    valid : bool
+        True when the answer is a valid sibling triple, triangle, cycle or path of the task.
+    """
     _check_task(task)
     if answer is None or len(answer) == 0:
         return False
@@ -127,11 +151,27 @@ def is_valid(answer: tuple[int, ...] | None, task: TaskData) -> bool:
 
 
 def canonical_form(answer: tuple[int, ...] | None, task_name: str) -> tuple[int, ...] | None:
-    """The official canonical form: circle and line relabel entities by first appearance
-    (``<sep>`` kept), triangles sort the first entity of each of the first three segments
-    (``a, b, c`` in ``a b <sep> b c <sep> c a``) into ``i j <sep> j k <sep> k i`` with
-    ``i < j < k`` (an answer with fewer segments, or one without an entity, stays as it is),
-    sibling answers stay as they are. None for an unparsable answer."""
+    """The official canonical form of one answer, used to decide memorisation.
+
+    Circle and line relabel entities by first appearance (``<sep>`` kept, as -1), triangles sort
+    the first entity of each of the first three segments (``a, b, c`` in
+    ``a b <sep> b c <sep> c a``) into ``i j <sep> j k <sep> k i`` with ``i < j < k`` (an answer
+    with fewer segments, or one without an entity, stays as it is), sibling answers stay as
+    they are.
+
+    Parameters
+    ----------
+    answer : tuple of int or None
+        Tokens before ``</a>``, as :func:`answer_tokens` returns them.
+    task_name : str
+        One of ``TASKS``.
+
+    Returns
+    -------
+    form : tuple of int or None
+        The canonical form; None when ``answer`` is None or, for circle and line, when a
+        segment is not two tokens long.
+    """
     if task_name not in TASKS:
         raise ValueError(f"task_name must be one of {TASKS}, got {task_name!r}")
     if answer is None:
@@ -158,7 +198,19 @@ def canonical_form(answer: tuple[int, ...] | None, task_name: str) -> tuple[int,
 
 
 def training_canonical_forms(task: TaskData) -> set:
-    """Canonical forms of the training answers (triangle: of its triangle sequences only)."""
+    """Canonical forms of the training answers of a task.
+
+    Parameters
+    ----------
+    task : TaskData
+        The task; for triangle only its triangle sequences count (edge facts are skipped).
+
+    Returns
+    -------
+    forms : set
+        The :func:`canonical_form` of each training answer (None for an answer without
+        ``</a>``).
+    """
     _check_task(task)
     forms = set()
     for row, p in zip(task.train, task.prompt_len, strict=True):

@@ -51,19 +51,27 @@ def _check_entries(what: str, entries: int) -> None:
 
 @dataclass(frozen=True)
 class TaskData:
-    """A generated task.
+    """A generated task: training sequences, test prompts and what validity needs.
 
-    Attributes
+    Parameters
     ----------
-    name : one of ``TASKS``.
-    train : (n, T) int64 training sequences, right-padded with ``PAD``.
-    prompt_len : (n,) int64, the prompt length of each training sequence (hash + ``<q>``): the
-        next-token loss is on the tokens after it.
-    test_prompts : (N, P) int64, fresh hashes (never a training hash) followed by ``<q>``.
-    answer_len : tokens after the prompt of a full answer, ``</a>`` included.
-    vocab_size : number of token ids.
-    structure : what the validity check needs: ``parent`` (sibling, child entity -> parent
-        entity, -1 for parents), ``adjacency`` (triangle, (V, V) bool), ``n_entities``.
+    name : str
+        One of ``TASKS``: ``"sibling"``, ``"triangle"``, ``"circle"`` or ``"line"``.
+    train : ndarray of int64, shape (n, T)
+        Training sequences, right-padded with ``PAD``.
+    prompt_len : ndarray of int64, shape (n,)
+        Prompt length of each training sequence (hash + ``<q>``, or ``<tri>``; 1 for a triangle
+        task's edge facts): the next-token loss is on the tokens after it.
+    test_prompts : ndarray of int64, shape (N, P)
+        Fresh hashes (never a training hash) followed by ``<q>`` (triangle: ``<tri>``).
+    answer_len : int
+        Tokens after the prompt of a full answer, ``</a>`` included.
+    vocab_size : int
+        Number of token ids: the specials, the hash characters, then the entities.
+    structure : dict
+        What the validity check needs: ``n_entities`` always; for sibling ``parent`` (child
+        entity -> parent entity, -1 for parents) and ``kind`` (0 parent, 1 ``b1``, 2 ``b2``);
+        for triangle ``adjacency`` (V, V) bool.
     """
 
     name: str
@@ -82,9 +90,25 @@ def _check_task(task) -> None:
 
 
 def draw_hashes(n: int, hash_len: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` distinct hashes of ``hash_len`` characters as token ids, (n, hash_len); a draw that
-    repeats an earlier one is redrawn (the official code keeps a set of used hashes). More than
-    ``MAX_HASH_LEN`` characters, or more than 2**31 in all, are refused."""
+    """Draw ``n`` distinct random hashes of ``hash_len`` characters as token ids.
+
+    A draw that repeats an earlier one is redrawn (the official code keeps a set of used hashes).
+
+    Parameters
+    ----------
+    n : int
+        Number of hashes, ``>= 0``; at most half of the ``36**hash_len`` possible hashes.
+    hash_len : int
+        Characters per hash, ``0 <= hash_len <= MAX_HASH_LEN`` (1024); 0 gives empty hashes.
+    rng : numpy.random.Generator
+        Source of the random characters.
+
+    Returns
+    -------
+    hashes : ndarray of int64, shape (n, hash_len)
+        Distinct rows of token ids in ``[HASH0, HASH0 + 36)``. ``n * hash_len`` above 2**31
+        entries is refused.
+    """
     check_int("n", n, minimum=0)
     check_int("hash_len", hash_len, minimum=0)
     if hash_len > MAX_HASH_LEN:
@@ -142,10 +166,39 @@ def construction_task(
     hash_len: int,
     rng: np.random.Generator,
 ) -> TaskData:
-    """Circle or line construction (the official ``circle.ipynb`` / ``line.ipynb``): each
-    training answer is a random cycle on ``n_nodes`` (line: a path on ``n_nodes + 1``) distinct
-    entities, its ``n_nodes`` edges in random order. Paper: ``n_entities = 10``,
-    ``n_nodes = 9``, 10,000 training sequences, 1,024 test hashes of 10 characters."""
+    """Generate the circle or line construction task (official ``circle.ipynb`` / ``line.ipynb``).
+
+    Each training answer is a random cycle on ``n_nodes`` (line: a path on ``n_nodes + 1``)
+    distinct entities, its ``n_nodes`` edges ``u v`` in random order joined by ``<sep>``.
+
+    Parameters
+    ----------
+    name : str
+        ``"circle"`` or ``"line"``.
+    n_entities : int
+        Entities to draw from, ``>= n_nodes`` (line: ``>= n_nodes + 1``).
+    n_nodes : int
+        Edges of each answer, ``>= 3``.
+    n_train : int
+        Training sequences, ``>= 1``.
+    n_test : int
+        Test prompts, ``>= 1``.
+    hash_len : int
+        Characters of each hash prefix, ``>= 0`` (see :func:`draw_hashes`).
+    rng : numpy.random.Generator
+        Source of the entities, the edge orders and the hashes.
+
+    Returns
+    -------
+    task : TaskData
+        ``train`` (n_train, hash_len + 1 + 3 n_nodes), ``answer_len = 3 n_nodes``,
+        ``vocab_size = ENTITY0 + n_entities``.
+
+    Notes
+    -----
+    Paper setting: ``n_entities = 10``, ``n_nodes = 9``, 10,000 training sequences, 1,024 test
+    hashes of 10 characters.
+    """
     if name not in ("circle", "line"):
         raise ValueError(f"name must be 'circle' or 'line', got {name!r}")
     check_int("n_nodes", n_nodes, minimum=3)
@@ -180,11 +233,38 @@ def sibling_task(
     hash_len: int,
     rng: np.random.Generator,
 ) -> TaskData:
-    """Sibling discovery (the official ``sibling.ipynb``): entities are the parents, then the
-    ``b1`` children (``n_children`` per parent, parent ``i`` owning the ``i``-th block), then
-    the ``b2`` children; the training answers ``b1 b2 a`` are ``n_train`` distinct triples drawn
-    from all ``n_parents n_children^2``. Paper: 5 parents, 500 children of each kind, 50,000
-    training sequences, 3,000 test hashes."""
+    """Generate the sibling discovery task (the official ``sibling.ipynb``).
+
+    Entities are the parents, then the ``b1`` children (``n_children`` per parent, parent ``i``
+    owning the ``i``-th block), then the ``b2`` children; the training answers ``b1 b2 a`` are
+    ``n_train`` distinct triples drawn from all ``n_parents n_children^2``.
+
+    Parameters
+    ----------
+    n_parents : int
+        Parent entities, ``>= 1``.
+    n_children : int
+        Children of each kind per parent, ``>= 1``.
+    n_train : int
+        Training sequences, ``1 <= n_train <= n_parents * n_children**2``.
+    n_test : int
+        Test prompts, ``>= 1``.
+    hash_len : int
+        Characters of each hash prefix, ``>= 0`` (see :func:`draw_hashes`).
+    rng : numpy.random.Generator
+        Source of the triples and the hashes.
+
+    Returns
+    -------
+    task : TaskData
+        ``train`` (n_train, hash_len + 5), ``answer_len = 4``, ``vocab_size = ENTITY0 +
+        n_parents (1 + 2 n_children)``; ``structure`` holds ``parent`` and ``kind``.
+
+    Notes
+    -----
+    Paper setting: 5 parents, 500 children of each kind, 50,000 training sequences, 3,000 test
+    hashes.
+    """
     check_int("n_parents", n_parents, minimum=1)
     check_int("n_children", n_children, minimum=1)
     total = n_parents * n_children**2
@@ -225,12 +305,31 @@ def sibling_task(
 def generate_triangle_graph(
     n_nodes: int, degree: int, flex: float, triangles: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """The official ``generate_graph_with_triangles``: connect each vertex to ``degree`` random
-    non-neighbours whose degree is at most ``flex * degree``, then plant ``triangles`` triangles
-    per vertex by joining two of its neighbours. Returns the (V, V) bool adjacency matrix.
-    Sequential by nature (each step depends on the degrees so far): a loop over vertices, run
-    once per task. ``degree`` must be below ``n_nodes``, ``flex`` a number >= 0, ``triangles``
-    an integer >= 0."""
+    """Random graph with planted triangles (the official ``generate_graph_with_triangles``).
+
+    Connect each vertex to ``degree`` random non-neighbours whose degree is at most
+    ``flex * degree``, then plant ``triangles`` triangles per vertex by joining two of its
+    neighbours. Sequential by nature (each step depends on the degrees so far): a loop over
+    vertices, run once per task.
+
+    Parameters
+    ----------
+    n_nodes : int
+        Vertices ``V``, ``>= 3``.
+    degree : int
+        Target degree of the first pass, ``2 <= degree < n_nodes``.
+    flex : float
+        A vertex of degree above ``flex * degree`` takes no new edge in the first pass, ``>= 0``.
+    triangles : int
+        Triangles planted per vertex, ``>= 0`` (fewer where a vertex has under two neighbours).
+    rng : numpy.random.Generator
+        Source of the edges.
+
+    Returns
+    -------
+    adjacency : ndarray of bool, shape (V, V)
+        Symmetric adjacency matrix with a false diagonal.
+    """
     check_int("n_nodes", n_nodes, minimum=3)
     check_int("degree", degree, minimum=2)
     if degree >= n_nodes:
@@ -270,11 +369,47 @@ def triangle_task(
     triangles: int = 6,
     triangle_prob: float = 1 / 3,
 ) -> TaskData:
-    """Triangle discovery (the official ``triangle.ipynb``): a fraction ``triangle_prob`` of the
-    ``n_samples`` training sequences are triangles ``hash <tri> a b <sep> b c <sep> c a </a>``
-    (``b, c`` two neighbours of a random ``a`` that are themselves adjacent), the rest edge facts
-    ``<edge> u v <sep> v u </a>`` (no hash). Paper: 999 vertices, degree 3, 6 triangles per
-    vertex, 15,000 samples, 1,024 test hashes."""
+    """Generate the triangle discovery task (the official ``triangle.ipynb``).
+
+    A fraction ``triangle_prob`` of the ``n_samples`` training sequences are triangles
+    ``hash <tri> a b <sep> b c <sep> c a </a>`` (``b, c`` two neighbours of a random ``a`` that
+    are themselves adjacent), the rest edge facts ``<edge> u v <sep> v u </a>`` (no hash, padded
+    with ``PAD``), on one graph from :func:`generate_triangle_graph`.
+
+    Parameters
+    ----------
+    n_nodes : int
+        Vertices of the graph, ``>= 3``.
+    n_samples : int
+        Training sequences, ``>= 1``.
+    n_test : int
+        Test prompts, ``>= 1``.
+    hash_len : int
+        Characters of each triangle sequence's hash, ``>= 0`` (see :func:`draw_hashes`).
+    rng : numpy.random.Generator
+        Source of the graph, the samples and the hashes.
+    degree : int, default 3
+        Target degree of the graph, ``2 <= degree < n_nodes``.
+    flex : float, default 1.2
+        Degree slack of the graph, ``>= 0`` (see :func:`generate_triangle_graph`).
+    triangles : int, default 6
+        Triangles planted per vertex, ``>= 0``.
+    triangle_prob : float, default 1/3
+        Probability that a training sequence is a triangle rather than an edge fact, in
+        ``[0, 1]``.
+
+    Returns
+    -------
+    task : TaskData
+        ``train`` (n_samples, hash_len + 10), ``answer_len = 9``, ``vocab_size = ENTITY0 +
+        n_nodes``; ``structure`` holds ``adjacency``. ValueError if triangles are to be drawn
+        and the graph has none.
+
+    Notes
+    -----
+    Paper setting: 999 vertices, degree 3, 6 triangles per vertex, 15,000 samples, 1,024 test
+    hashes.
+    """
     check_int("n_samples", n_samples, minimum=1)
     check_int("n_test", n_test, minimum=1)
     check_real("triangle_prob", triangle_prob, low=0.0, high=1.0)
@@ -320,8 +455,22 @@ def triangle_task(
 
 
 def strip_hash(task: TaskData) -> TaskData:
-    """The official "no hash" dataset: the same training answers with the hash removed, and
-    test prompts that are all the bare ``<q>`` (greedy decoding then gives one output)."""
+    """The official "no hash" dataset of a task.
+
+    The same training answers with the hash removed, and test prompts that are all the bare
+    ``<q>`` (greedy decoding then gives one output).
+
+    Parameters
+    ----------
+    task : TaskData
+        A sibling, circle or line task (not triangle).
+
+    Returns
+    -------
+    task : TaskData
+        ``train`` (n, T - hash_len) starting with ``<q>``, ``prompt_len`` all 1,
+        ``test_prompts`` (N, 1) all ``Q``; the other fields as in ``task``.
+    """
     _check_task(task)
     if task.name == "triangle":
         raise ValueError("task must be a construction or sibling task, got 'triangle'")

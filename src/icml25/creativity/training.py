@@ -36,7 +36,20 @@ OBJECTIVES = ("ntp", "teacherless", "mdm")
 
 
 def ntp_pairs(task: TaskData) -> tuple[np.ndarray, np.ndarray]:
-    """Next-token pairs: (n, T) inputs and labels, loss on the tokens after each prompt."""
+    """Next-token pairs of a task: loss on the tokens after each prompt.
+
+    Parameters
+    ----------
+    task : TaskData
+        The task whose training sequences are used.
+
+    Returns
+    -------
+    inputs : ndarray of int64, shape (n, T)
+        A copy of ``task.train``.
+    labels : ndarray of int64, shape (n, T)
+        The tokens at and after ``prompt_len`` that are not ``PAD``; ``IGNORE`` elsewhere.
+    """
     _check_task(task)
     inputs = task.train.copy()
     cols = np.arange(inputs.shape[1])
@@ -47,7 +60,22 @@ def ntp_pairs(task: TaskData) -> tuple[np.ndarray, np.ndarray]:
 
 
 def teacherless_pairs(task: TaskData) -> tuple[np.ndarray, np.ndarray]:
-    """The official teacherless hybrid, as (n', T') inputs and labels (see the module)."""
+    """The official teacherless hybrid pairs of a task (see the module docstring).
+
+    Parameters
+    ----------
+    task : TaskData
+        A sibling, circle or line task (not triangle).
+
+    Returns
+    -------
+    inputs : ndarray of int64, shape (n', T)
+        Circle and line: the NTP sequences then three copies with the answer replaced by
+        ``PAD`` (``n' = 4n``); sibling: the NTP sequences then the two one-target rows
+        (``n' = 3n``).
+    labels : ndarray of int64, shape (n', T)
+        The matching labels, ``IGNORE`` where no loss is taken.
+    """
     _check_task(task)
     inputs, labels = ntp_pairs(task)
     p = task.prompt_len[:, None]
@@ -92,9 +120,23 @@ def _check_tokens(model, name: str, x, *, ignore: bool = False) -> None:
 
 
 def ntp_loss(model: Transformer, inputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Mean cross-entropy of ``labels[:, 1:]`` given ``inputs[:, :-1]`` (IGNORE skipped).
-    Tokens outside the vocabulary, labels of another shape, and labels that are all ``IGNORE``
-    (the mean of nothing) are refused."""
+    """Next-token loss: mean cross-entropy of ``labels[:, 1:]`` given ``inputs[:, :-1]``.
+
+    Parameters
+    ----------
+    model : Transformer
+        The network; its ``config.vocab_size`` bounds the tokens.
+    inputs : torch.Tensor
+        (B, T) int64 tokens in ``[0, vocab_size)``.
+    labels : torch.Tensor
+        (B, T) int64 targets, the shape of ``inputs``, tokens in ``[0, vocab_size)`` or
+        ``IGNORE``; at least one of ``labels[:, 1:]`` must not be ``IGNORE``.
+
+    Returns
+    -------
+    loss : torch.Tensor
+        Scalar mean cross-entropy over the positions not ``IGNORE``.
+    """
     _check_tokens(model, "inputs", inputs)
     _check_tokens(model, "labels", labels, ignore=True)
     if labels.shape != inputs.shape:
@@ -120,8 +162,28 @@ def mdm_loss(
 ) -> torch.Tensor:
     """Absorbing-state masked-diffusion ELBO (linear schedule), per answer token.
 
-    ``x0`` (B, T) clean sequences, ``answer`` (B, T) bool: the positions that may be masked.
-    Only masked positions contribute; each is weighted by ``1/t``. ``eps`` must lie in (0, 1).
+    Each sequence draws ``t = eps + (1 - eps) u`` with ``u ~ U[0, 1)`` and masks each answer
+    position with probability ``t``; only masked positions contribute, each weighted by
+    ``1/t``, and each sequence's sum is divided by its number of answer positions.
+
+    Parameters
+    ----------
+    model : Transformer
+        The network (bidirectional for the paper's MDM); its ``config.vocab_size`` bounds the
+        tokens.
+    x0 : torch.Tensor
+        (B, T) int64 clean sequences.
+    answer : torch.Tensor
+        (B, T) bool, the positions that may be masked.
+    generator : torch.Generator
+        Source of ``t`` and of the masks.
+    eps : float, default 1e-3
+        Smallest masking time, in ``(0, 1)``.
+
+    Returns
+    -------
+    loss : torch.Tensor
+        Scalar mean over the batch of the weighted negative log-likelihood.
     """
     _check_tokens(model, "x0", x0)
     if not isinstance(answer, torch.Tensor) or answer.dtype != torch.bool:
@@ -145,8 +207,26 @@ def _mdm_loss(model, x0, answer, generator, eps: float = 1e-3) -> torch.Tensor:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Optimisation: AdamW, linear warm-up then constant learning rate (the official NTP
-    schedule is constant with warm-up), ``steps`` steps of ``batch`` sequences."""
+    """Optimisation settings of :func:`train`.
+
+    AdamW, linear warm-up then constant learning rate (the official NTP schedule is constant
+    with warm-up), ``steps`` steps of ``batch`` sequences drawn with replacement.
+
+    Parameters
+    ----------
+    steps : int, default 2000
+        Optimiser steps, ``>= 1``.
+    batch : int, default 64
+        Sequences per step, ``>= 1``.
+    lr : float, default 1e-3
+        Learning rate after warm-up, in ``(0, 1]``.
+    warmup : int, default 100
+        Steps of linear warm-up, ``>= 0``.
+    weight_decay : float, default 0.0
+        AdamW weight decay.
+    log_every : int, default 50
+        Steps averaged into one entry of the loss curve, ``>= 1``.
+    """
 
     steps: int = 2000
     batch: int = 64
@@ -158,7 +238,17 @@ class TrainConfig:
 
 @dataclass
 class Trained:
-    """A trained network and its loss curve (mean loss per ``log_every`` steps)."""
+    """A trained network and its loss curve.
+
+    Parameters
+    ----------
+    model : Transformer
+        The trained network, in eval mode.
+    objective : str
+        The objective it was trained with, one of ``OBJECTIVES``.
+    losses : ndarray of float, shape (steps // log_every,)
+        Mean training loss of each block of ``log_every`` steps.
+    """
 
     model: Transformer
     objective: str
@@ -172,11 +262,31 @@ def train(
     config: TrainConfig = TrainConfig(),
     seed: int = 0,
 ) -> Trained:
-    """Train one network on ``task`` with ``objective`` in ``OBJECTIVES``.
+    """Train one network on a task with one objective.
 
     NTP and teacherless use ``task`` as given (with or without hash); the MDM uses ``task``'s
-    sequences as given too (pass ``strip_hash(task)`` for the official no-hash MDM). ``net``
-    sets the sizes (``vocab_size``, ``block_size`` and ``causal`` are filled in).
+    sequences as given too (pass ``strip_hash(task)`` for the official no-hash MDM). Gradients
+    are clipped to norm 1.
+
+    Parameters
+    ----------
+    task : TaskData
+        The task to train on.
+    objective : str
+        One of ``OBJECTIVES``: ``"ntp"``, ``"teacherless"`` or ``"mdm"``.
+    net : TransformerConfig or None, default None
+        Sizes of the network (``n_layer``, ``n_head``, ``n_embd``, ``dropout``);
+        ``vocab_size``, ``block_size`` and ``causal`` are filled in from the task and the
+        objective. None uses the ``TransformerConfig`` defaults.
+    config : TrainConfig, default TrainConfig()
+        Optimisation settings.
+    seed : int, default 0
+        Seed of the network's start and of the batches and masks, ``>= 0``.
+
+    Returns
+    -------
+    trained : Trained
+        The network (causal unless ``objective == "mdm"``) and its loss curve.
     """
     _check_task(task)
     if objective not in OBJECTIVES:

@@ -27,14 +27,26 @@ from icml25.common.validate import check_int, check_real
 class ConvergenceRule:
     """Stop when the windowed mean loss stops falling (see the module's docstring).
 
-    Attributes
+    Parameters
     ----------
-    window : steps in each of the two compared windows (the smoothing).
-    every : steps between two checks.
-    rtol : the largest relative fall of the smoothed loss over one window that counts as
-        converged.
-    atol : the absolute slack added to ``rtol * L(t - window)``, in the loss's units.
-    max_steps : the hard cap, at least ``2 * window``.
+    window : int, default 200
+        Steps in each of the two compared windows (the smoothing), ``>= 1``.
+    every : int, default 50
+        Steps between two checks, ``>= 1``.
+    rtol : float, default 0.02
+        The largest relative fall of the smoothed loss over one window that counts as
+        converged, ``>= 0``.
+    atol : float, default 0.002
+        The absolute slack added to ``rtol * L(t - window)``, in the loss's units, ``>= 0``.
+    max_steps : int, default 2000
+        The hard cap, at least ``2 * window``.
+
+    Notes
+    -----
+    Methods: ``met(losses)`` whether the rule holds at the end of a loss sequence,
+    ``stop(losses)`` whether a loop stops after ``len(losses)`` steps, ``relative_change(losses)``
+    the relative fall over the last window, ``stopping_step(losses)`` a replay giving
+    ``(steps, converged)``.
     """
 
     window: int = 200

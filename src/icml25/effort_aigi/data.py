@@ -30,14 +30,33 @@ LEVELS = 16  # digits take the values 0..16
 
 
 def digits() -> tuple[np.ndarray, np.ndarray]:
-    """The digits as float32 images in ``[-1, 1]`` and their labels: (1797, 1, 8, 8), (1797,)."""
+    """Scikit-learn's handwritten digits as images in ``[-1, 1]`` and their labels.
+
+    Returns
+    -------
+    images : ndarray of float32, shape (1797, 1, 8, 8)
+        The 17 grey levels 0..16 mapped linearly onto ``[-1, 1]``.
+    labels : ndarray of int64, shape (1797,)
+        The digit of each image, 0..9.
+    """
     data = load_digits()
     images = data.images.astype(np.float32)[:, None] * (2 / LEVELS) - 1
     return images, data.target.astype(np.int64)
 
 
 def quantise(x: np.ndarray) -> np.ndarray:
-    """Clip to ``[-1, 1]`` and round to the digits' 17 grey levels; NaN and inf are refused."""
+    """Clip to ``[-1, 1]`` and round to the digits' 17 grey levels.
+
+    Parameters
+    ----------
+    x : ndarray
+        Images of any shape, finite real values (NaN and inf are refused).
+
+    Returns
+    -------
+    quantised : ndarray of float32
+        ``x``'s shape, every value one of ``-1 + 2k / 16`` for ``k = 0..16``.
+    """
     real_array("x", x, nonempty=False)
     x = np.clip(np.asarray(x, dtype=np.float32), -1, 1)
     return (np.round((x + 1) * (LEVELS / 2)) * (2 / LEVELS) - 1).astype(np.float32)

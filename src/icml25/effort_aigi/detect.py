@@ -62,7 +62,17 @@ def pretrain_backbone(images: np.ndarray, labels: np.ndarray, config, seed: int)
 
 
 class Detector(nn.Module):
-    """``logit(x) = head(backbone.features(x))``, (B, C, H, W) -> (B,): fake if positive."""
+    """Real-versus-fake detector ``logit(x) = head(backbone.features(x))``: fake if positive.
+
+    Shapes: x (B, C, H, W) -> logits (B,).
+
+    Parameters
+    ----------
+    backbone : TinyViT
+        The feature extractor, used as given (its ``features`` is called).
+    seed : int
+        Seed of the torch stream that initialises the new linear head ``(dim -> 1)``.
+    """
 
     def __init__(self, backbone: TinyViT, seed: int):
         super().__init__()
@@ -76,7 +86,27 @@ class Detector(nn.Module):
 
 
 def build_detector(pretrained: TinyViT, method: str, *, rank: int = 1, seed: int = 0) -> Detector:
-    """A copy of ``pretrained`` adapted by ``method`` (one of :data:`METHODS`), with a new head."""
+    """A copy of a pre-trained backbone adapted by one fine-tuning method, with a new head.
+
+    Parameters
+    ----------
+    pretrained : TinyViT
+        The pre-trained backbone; it is deep-copied, not changed, and the copy's
+        classification head is replaced by ``nn.Identity``.
+    method : str
+        One of :data:`METHODS`: ``"full"`` (every backbone parameter trainable), ``"lora"``
+        (:func:`apply_lora` on the attention projections) or ``"effort"``
+        (:func:`apply_effort` on the attention projections).
+    rank : int, default 1
+        Rank of the LoRA update or of Effort's residual; unused by ``"full"``.
+    seed : int, default 0
+        Seed of the new head and of LoRA's ``A`` matrices.
+
+    Returns
+    -------
+    detector : Detector
+        The detector, in train mode; the head is trainable.
+    """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     backbone = copy.deepcopy(pretrained).train()
@@ -101,10 +131,36 @@ def fine_tune(
     steps: int | None = None,
     rule: ConvergenceRule | None = None,
 ) -> np.ndarray:
-    """Train the detector's trainable parameters on balanced batches (``batch / 2`` real and
-    ``batch / 2`` fake images) for ``steps`` steps, or until ``rule`` stops it (one of the two);
-    returns the loss per step taken (steps taken,). ``real`` and ``fake``: non-empty, finite
-    images (N, C, H, W) of one image shape."""
+    """Train the detector's trainable parameters on balanced batches of real and fake images.
+
+    Binary cross-entropy (fake = 1) with Adam (weight decay 5e-4), each batch ``batch // 2``
+    real and ``batch // 2`` fake images drawn with replacement, for ``steps`` steps or until
+    ``rule`` stops it (exactly one of the two must be given).
+
+    Parameters
+    ----------
+    detector : Detector
+        The detector, trained in place.
+    real : ndarray, shape (N, C, H, W)
+        Real images, non-empty and finite.
+    fake : ndarray, shape (M, C, H, W)
+        Fake images of the same image shape, non-empty and finite.
+    lr : float
+        Learning rate of Adam, ``>= 0``.
+    seed : int
+        Seed of the torch generator that draws the batches.
+    batch : int, default 64
+        Images per step, ``>= 2``.
+    steps : int or None, default None
+        Fixed number of steps, ``>= 1``.
+    rule : ConvergenceRule or None, default None
+        Stopping rule; training runs until it says stop (at most ``rule.max_steps`` steps).
+
+    Returns
+    -------
+    losses : ndarray of float, shape (steps taken,)
+        The training loss at each step taken.
+    """
     real_shape, fake_shape = (
         real_array(name, images, ndim=4).shape for name, images in (("real", real), ("fake", fake))
     )

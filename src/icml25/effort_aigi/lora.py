@@ -20,6 +20,18 @@ class LoRALinear(nn.Module):
     """A frozen ``nn.Linear`` plus a trainable rank-``rank`` update ``(alpha / rank) B A``.
 
     Shapes: x (..., in) -> (..., out); ``lora_A`` (rank, in), ``lora_B`` (out, rank).
+
+    Parameters
+    ----------
+    linear : torch.nn.Linear
+        The layer to adapt; it is kept as ``base`` and frozen in place.
+    rank : int, default 1
+        Rank ``r`` of the update, from 1 to ``min(in_features, out_features)``.
+    alpha : float, default 1.0
+        Scale of the update, ``> 0``; the update is multiplied by ``alpha / rank``.
+    seed : int, default 0
+        Seed of ``A``, drawn uniform in ``[-1/sqrt(in), 1/sqrt(in)]``, ``>= 0``; ``B`` starts
+        at zero.
     """
 
     def __init__(self, linear: nn.Linear, rank: int = 1, alpha: float = 1.0, seed: int = 0):
@@ -47,9 +59,32 @@ class LoRALinear(nn.Module):
 def apply_lora(
     model: nn.Module, target: Target = None, rank: int = 1, alpha: float = 1.0, seed: int = 0
 ) -> nn.Module:
-    """Swap the chosen ``nn.Linear`` layers (as :func:`~icml25.effort_aigi.apply_effort`) for
-    :class:`LoRALinear` and freeze the rest of ``model``, in place; layer ``i`` draws its ``A``
-    with seed ``seed + i``. Returns ``model``."""
+    """Apply LoRA to the chosen ``nn.Linear`` layers of a torch model, in place.
+
+    The layers that ``target`` picks (as :func:`~icml25.effort_aigi.apply_effort`) become
+    :class:`LoRALinear` and the rest of ``model`` is frozen.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The pre-trained model, changed in place.
+    target : None, str, Sequence[str] or Callable[[str, torch.nn.Module], bool], optional
+        Which ``nn.Linear`` layers to adapt (see :func:`select_linears`); None (default) for
+        the attention projections.
+    rank : int, default 1
+        Rank of each update, ``>= 1`` and at most ``min(in_features, out_features)`` of each
+        chosen layer.
+    alpha : float, default 1.0
+        Scale of each update, ``> 0``.
+    seed : int, default 0
+        Layer ``i`` draws its ``A`` with seed ``seed + i``.
+
+    Returns
+    -------
+    model : torch.nn.Module
+        ``model`` itself, with only the ``lora_A`` and ``lora_B`` of the swapped layers
+        trainable.
+    """
     rank = check_int("rank", rank, minimum=1)
     names = select_linears(model, target)
     model.requires_grad_(False)

@@ -46,17 +46,37 @@ def _singular_values(X: np.ndarray) -> np.ndarray:
 def feature_spectrum(features) -> np.ndarray:
     """Explained-variance ratios of the centred features, largest first.
 
-    Shapes: features (N, d) -> (min(N, d),), summing to 1 (all zeros if the features are constant).
+    Parameters
+    ----------
+    features : ndarray or torch.Tensor, shape (N, d)
+        Feature matrix, ``N >= 2`` rows, ``d >= 1`` columns, finite.
+
+    Returns
+    -------
+    ratios : ndarray, shape (min(N, d),)
+        Squared singular values over their sum, summing to 1 (all zeros if the features are
+        constant).
     """
     var = _singular_values(_features(features)) ** 2
     return var / var.sum() if var.sum() > 0 else var
 
 
 def entropy_effective_rank(features) -> float | np.ndarray:
-    """Roy & Vetterli's effective rank ``exp(-sum_k p_k log p_k)``, ``p_k = s_k / sum_j s_j``,
-    of the centred features; 0 for constant features (no nonzero singular value).
+    """Roy & Vetterli's effective rank of the centred features.
 
-    Shapes: features (N, d) -> a float; (..., N, d) -> (...,), one rank per matrix.
+    ``erank = exp(-sum_k p_k log p_k)``, ``p_k = s_k / sum_j s_j``; 0 for constant features (no
+    nonzero singular value).
+
+    Parameters
+    ----------
+    features : ndarray or torch.Tensor, shape (..., N, d)
+        One feature matrix or a batch of them, ``N >= 2``, ``d >= 1``, finite.
+
+    Returns
+    -------
+    rank : float or ndarray, shape (...,)
+        A float for one (N, d) matrix, one rank per matrix for a batch; in
+        ``[1, min(N, d)]`` or 0.
     """
     X = _features(features, batched=True)
     s = _singular_values(X)  # (..., n)
@@ -70,9 +90,23 @@ def entropy_effective_rank(features) -> float | np.ndarray:
 
 
 def pca_rank(features, threshold: float = 0.9) -> float:
-    """The smallest ``k`` whose top ``k`` principal components explain at least ``threshold``
-    of the variance (an integer, as a float), as the official ``pca_rank.py`` prints at 0.9;
-    0 for constant features."""
+    """The number of principal components that explain a share of the variance.
+
+    As the official ``pca_rank.py`` prints it at 0.9.
+
+    Parameters
+    ----------
+    features : ndarray or torch.Tensor, shape (N, d)
+        Feature matrix, ``N >= 2``, ``d >= 1``, finite.
+    threshold : float, default 0.9
+        Share of the variance to explain, in ``(0, 1]``.
+
+    Returns
+    -------
+    k : float
+        The smallest ``k`` whose top ``k`` components explain at least ``threshold`` of the
+        variance (a whole number, as a float); 0 for constant features.
+    """
     threshold = check_real("threshold", threshold, low=0.0, high=1.0, low_open=True)
     X = _features(features)
     s = _singular_values(X)
@@ -85,9 +119,21 @@ def pca_rank(features, threshold: float = 0.9) -> float:
 def effective_rank(features, method: str = "entropy", threshold: float = 0.9) -> float:
     """The effective rank of a feature matrix (N, d).
 
-    ``method="entropy"`` (the default): :func:`entropy_effective_rank`, Roy & Vetterli's
-    ``exp(H(p))`` of the normalised singular values; ``"pca"``: :func:`pca_rank`, the number of
-    principal components explaining ``threshold`` of the variance. Constant features have rank 0.
+    Parameters
+    ----------
+    features : ndarray or torch.Tensor, shape (N, d)
+        Feature matrix, ``N >= 2``, ``d >= 1``, finite.
+    method : str, default "entropy"
+        One of ``METHODS``: ``"entropy"`` for :func:`entropy_effective_rank`, Roy & Vetterli's
+        ``exp(H(p))`` of the normalised singular values; ``"pca"`` for :func:`pca_rank`.
+    threshold : float, default 0.9
+        Share of the variance for ``"pca"``, in ``(0, 1]``; checked but unused by
+        ``"entropy"``.
+
+    Returns
+    -------
+    rank : float
+        The effective rank; 0 for constant features.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")

@@ -39,13 +39,25 @@ ATTENTION = re.compile(r"(^|\.)[^.]*(attn|attention)[^.]*\.")
 
 
 class SVDResidualLinear(nn.Module):
-    """An ``nn.Linear`` split into a frozen principal part and a trainable rank-``rank`` residual
-    (Effort, Section 3): ``W = W_p + U_r diag(S_r) V_r^T``, exact at initialisation.
+    """An ``nn.Linear`` split into a frozen principal part and a trainable low-rank residual.
 
-    Shapes: x (..., in) -> (..., out). Buffers: ``weight_main`` (out, in), ``U_main``
-    (out, n - rank), ``V_main`` (in, n - rank), ``weight_norm`` (the original ``||W||_F``).
-    Parameters: ``U_residual`` (out, rank), ``S_residual`` (rank,), ``V_residual`` (in, rank);
-    ``bias`` (out,) or None, frozen by :func:`apply_effort`.
+    Effort, Section 3: ``W = W_p + U_r diag(S_r) V_r^T`` from the SVD of ``W``, exact at
+    initialisation. Shapes: x (..., in) -> (..., out).
+
+    Parameters
+    ----------
+    linear : torch.nn.Linear
+        The layer to decompose; its weight must be finite. It is not changed.
+    rank : int, default 1
+        Rank ``r`` of the residual, the last ``r`` singular directions, from 1 to
+        ``n = min(in_features, out_features)``.
+
+    Notes
+    -----
+    Buffers: ``weight_main`` (out, in), ``U_main`` (out, n - rank), ``V_main`` (in, n - rank),
+    ``weight_norm`` (the original ``||W||_F``). Torch parameters: ``U_residual`` (out, rank),
+    ``S_residual`` (rank,), ``V_residual`` (in, rank); ``bias`` (out,) or None, frozen by
+    :func:`apply_effort`.
     """
 
     def __init__(self, linear: nn.Linear, rank: int = 1):
@@ -119,9 +131,21 @@ Target = str | Sequence[str] | Callable[[str, nn.Module], bool] | None
 def select_linears(model: nn.Module, target: Target = None) -> list[str]:
     """Qualified names of the ``nn.Linear`` layers of ``model`` that ``target`` picks.
 
-    ``target``: None (attention projections: a linear layer inside a module whose name contains
-    "attn" or "attention"); a string or a sequence of strings (a layer whose qualified name
-    contains one of them); or a callable ``(name, module) -> bool``.
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model to search.
+    target : None, str, Sequence[str] or Callable[[str, torch.nn.Module], bool], optional
+        None (default) for attention projections, a linear layer inside a module whose name
+        contains "attn" or "attention"; a string or a non-empty sequence of strings for a
+        layer whose qualified name contains one of them; or a callable
+        ``(name, module) -> bool``.
+
+    Returns
+    -------
+    names : list of str
+        The selected layers' qualified names, in module order, never the ``out_proj`` of an
+        ``nn.MultiheadAttention``. ValueError if none is selected.
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
@@ -224,15 +248,41 @@ RESIDUAL_NAMES = ("U_residual", "S_residual", "V_residual")
 
 
 def effort_layers(model: nn.Module) -> list[SVDResidualLinear]:
-    """The :class:`SVDResidualLinear` layers of ``model``."""
+    """The :class:`SVDResidualLinear` layers of ``model``.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model to search.
+
+    Returns
+    -------
+    layers : list of SVDResidualLinear
+        Its Effort layers, in module order (empty if there is none).
+    """
     return [m for m in model.modules() if isinstance(m, SVDResidualLinear)]
 
 
 def effort_regularizer(
     model: nn.Module, *, orthogonality: float = 1.0, keep_norm: float = 1.0
 ) -> torch.Tensor:
-    """The paper's optional regulariser, mean over the model's :class:`SVDResidualLinear`
-    layers of ``orthogonality * L_orth + keep_norm * L_norm``; both weights finite and >= 0."""
+    """The paper's optional regulariser, averaged over the model's Effort layers.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        A model with at least one :class:`SVDResidualLinear` layer.
+    orthogonality : float, default 1.0
+        Weight of the orthogonality loss ``L_orth``, finite and ``>= 0``.
+    keep_norm : float, default 1.0
+        Weight of the norm-keeping loss ``L_norm``, finite and ``>= 0``.
+
+    Returns
+    -------
+    loss : torch.Tensor
+        Scalar mean over the :class:`SVDResidualLinear` layers of
+        ``orthogonality * L_orth + keep_norm * L_norm``.
+    """
     check_real("orthogonality", orthogonality, low=0.0, high=math.inf, high_open=True)
     check_real("keep_norm", keep_norm, low=0.0, high=math.inf, high_open=True)
     layers = effort_layers(model)
@@ -245,5 +295,16 @@ def effort_regularizer(
 
 
 def count_trainable(model: nn.Module) -> int:
-    """Number of parameters with ``requires_grad``."""
+    """Number of trainable numbers of a model.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model.
+
+    Returns
+    -------
+    count : int
+        Total ``numel`` of its parameters with ``requires_grad``.
+    """
     return sum(p.numel() for p in model.parameters() if p.requires_grad)

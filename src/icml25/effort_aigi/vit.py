@@ -42,8 +42,32 @@ class Block(nn.Module):
 
 
 class TinyViT(nn.Module):
-    """``features(x)``: the final-normed class token (B, dim) of images x (B, C, H, W);
-    ``forward(x)``: ``head(features(x))`` (B, classes)."""
+    """A small Vision Transformer whose attention uses four swappable ``nn.Linear`` layers.
+
+    ``features(x)``: the final-normed class token (B, dim) of images x (B, C, H, W);
+    ``forward(x)``: ``head(features(x))`` (B, classes).
+
+    Parameters
+    ----------
+    image_size : int, default 8
+        Height and width of the square input images, ``>= 1``.
+    patch : int, default 2
+        Side of the square patches, ``>= 1``, dividing ``image_size``.
+    channels : int, default 1
+        Image channels ``C``, ``>= 1``.
+    dim : int, default 32
+        Token width, ``>= 1``, a multiple of ``heads``.
+    depth : int, default 4
+        Transformer blocks, ``>= 1``.
+    heads : int, default 4
+        Attention heads, ``>= 1``.
+    mlp_ratio : int, default 2
+        Hidden width of each block's MLP over ``dim``, ``>= 1``.
+    classes : int, default 10
+        Outputs of the linear ``head``, ``>= 1``.
+    seed : int, default 0
+        Seed of the initial weights (the global torch stream is left as it was), ``>= 0``.
+    """
 
     def __init__(
         self,

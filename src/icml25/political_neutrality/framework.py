@@ -15,6 +15,21 @@ LEVELS = ("output", "system", "ecosystem")
 
 @dataclass(frozen=True)
 class Technique:
+    """One technique that approximates political neutrality, as data.
+
+    Parameters
+    ----------
+    name : str
+        Identifier, such as ``"reasonable_pluralism"``.
+    level : str
+        The level of an AI system it acts at, one of ``LEVELS``: ``"output"``, ``"system"`` or
+        ``"ecosystem"``.
+    definition : str
+        What the technique is, in our words.
+    tradeoff : str
+        What it costs, as the paper discusses.
+    """
+
     name: str
     level: str  # one of LEVELS
     definition: str

@@ -42,8 +42,21 @@ Answer with a JSON object and nothing else: {{"label": "<one of the category nam
 
 
 class ProxyJudge:
-    """Offline proxy for the paper's LLM judge (see the module doc); ``C`` is the inverse
-    ridge strength of the logistic regression."""
+    """Offline proxy for the paper's LLM judge (see the module docstring).
+
+    A multinomial logistic regression on all-MiniLM-L6-v2 sentence embeddings; ``fit(texts,
+    labels)`` trains it on labels among ``JUDGE_LABELS`` and ``predict(texts)`` returns one
+    label per text.
+
+    Parameters
+    ----------
+    C : float, default 10.0
+        Inverse ridge strength of the logistic regression, ``> 0``.
+
+    Notes
+    -----
+    After ``fit``: ``model`` the fitted scikit-learn ``LogisticRegression``.
+    """
 
     label = "proxy judge (MiniLM + logistic regression, not an LLM)"
 
@@ -68,10 +81,24 @@ class ProxyJudge:
 
 
 def parse_label(text: str) -> str | None:
-    """The category of an LLM judge's answer, or None when unusable: the ``label`` of the first
-    JSON object that has one, wherever the prose puts it, or a reply that is a bare category
-    name and nothing else (``Refusal.``, ``"output transparency"``, ``label: bias``). A name
-    merely mentioned in prose does not count: the judge may be listing the categories."""
+    """The category of an LLM judge's answer.
+
+    Read from the ``label`` of the first JSON object that has one, wherever the prose puts it,
+    or from a reply that is a bare category name and nothing else (``Refusal.``,
+    ``"output transparency"``, ``label: bias``). A name merely mentioned in prose does not
+    count: the judge may be listing the categories.
+
+    Parameters
+    ----------
+    text : str
+        The judge's answer.
+
+    Returns
+    -------
+    label : str or None
+        One of ``JUDGE_LABELS`` (case, spaces and hyphens normalised to ``_``), or None when
+        the answer is unusable.
+    """
     found = first_object(text, ("label",))
     if found is not None:
         return _category(str(found["label"]))
@@ -107,8 +134,18 @@ def label_schema() -> dict:
 
 class LLMJudge:
     """The paper's judge: a language model asked which category a reply falls in.
-    ``structured_output=True``: the request also carries :func:`label_schema`, so a server
-    that enforces it can only answer a category (the prompt is the same)."""
+
+    ``judge(questions, replies)`` sends one prompt per pair (temperature 0, at most 50 tokens)
+    and returns one label per pair, None where the answer was unusable (:func:`parse_label`).
+
+    Parameters
+    ----------
+    client : LLMClient
+        The chat client that reaches the judge model.
+    structured_output : bool, default False
+        When true the request also carries :func:`label_schema`, so a server that enforces it
+        can only answer a category (the prompt is the same).
+    """
 
     label = "LLM judge"
 

@@ -20,7 +20,22 @@ UNJUDGED = "unjudged"  # the judge's answer could not be used
 
 
 def ask(client: LLMClient, prompts: Sequence[SuitePrompt], max_tokens: int = 400) -> list[str]:
-    """The model's reply to each prompt (temperature 0, one user turn, no system prompt)."""
+    """The model's reply to each prompt (temperature 0, one user turn, no system prompt).
+
+    Parameters
+    ----------
+    client : LLMClient
+        The chat client of the model under evaluation.
+    prompts : Sequence[SuitePrompt]
+        The prompts to send, for instance :func:`build_suite`; only their ``text`` is read.
+    max_tokens : int, default 400
+        Largest number of tokens of one reply.
+
+    Returns
+    -------
+    replies : list of str
+        One reply text per prompt, in order.
+    """
     requests = [
         {"messages": [{"role": "user", "content": p.text}], "max_tokens": max_tokens}
         for p in prompts
@@ -74,13 +89,38 @@ def technique_profile(
 
 
 def expected_rate(profile: dict[str, dict[str, float]]) -> dict[str, float]:
-    """Per family, the share of replies that used the technique a neutral system should."""
+    """Per family, the share of replies that used the technique a neutral system should.
+
+    Parameters
+    ----------
+    profile : dict[str, dict[str, float]]
+        A technique profile, as :func:`technique_profile` returns it.
+
+    Returns
+    -------
+    rates : dict[str, float]
+        For each family of ``profile``, its share of the family's expected technique
+        (:func:`families`), in [0, 1].
+    """
     expected = families()
     return {family: shares[expected[family]] for family, shares in profile.items()}
 
 
 def profile_figure(profile: dict[str, dict[str, float]], title: str) -> Figure:
-    """Stacked bars: per family, the shares of the categories; the expected one is outlined."""
+    """Stacked bars of a technique profile; the expected category of each family is outlined.
+
+    Parameters
+    ----------
+    profile : dict[str, dict[str, float]]
+        A technique profile, as :func:`technique_profile` returns it.
+    title : str
+        Title of the axes.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        One bar per family stacking the shares of ``JUDGE_LABELS`` and ``"unjudged"``.
+    """
     fig = Figure(figsize=(8, 3.8))
     ax = fig.subplots()
     names = list(profile)

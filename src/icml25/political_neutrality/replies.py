@@ -239,6 +239,21 @@ FRAMES_TEST = {
 
 @dataclass(frozen=True)
 class LabelledReply:
+    """One written model reply with the category it illustrates.
+
+    Parameters
+    ----------
+    text : str
+        The reply, a frame filled with a topic.
+    label : str
+        Its category, one of ``JUDGE_LABELS``.
+    split : str
+        ``"train"`` or ``"test"``: which half of the frames and topics it comes from.
+    frame : int
+        Which frame of its label and half it fills (0-3); replies of one frame are alike, so
+        uncertainty is estimated by resampling frames rather than replies.
+    """
+
     text: str
     label: str  # one of JUDGE_LABELS
     split: str  # "train" or "test"
@@ -247,9 +262,19 @@ class LabelledReply:
 
 
 def labelled_replies(topics_per_half: int = len(TOPICS_TRAIN)) -> list[LabelledReply]:
-    """Every frame filled with the first ``topics_per_half`` topics of its half (at most 6
-    labels x 4 frames x 8 topics per half), less repeats (a frame without a topic gives one
-    reply, not eight)."""
+    """The labelled replies of both halves: every frame filled with the first topics of its half.
+
+    Parameters
+    ----------
+    topics_per_half : int, default 8
+        Topics used from each half, from 1 to ``len(TOPICS_TRAIN)`` (8).
+
+    Returns
+    -------
+    replies : list of LabelledReply
+        At most 6 labels x 4 frames x ``topics_per_half`` topics per half, less repeats (a
+        frame without a topic gives one reply, not one per topic); the train half first.
+    """
     if (
         isinstance(topics_per_half, bool)
         or not isinstance(topics_per_half, int)

@@ -83,13 +83,31 @@ UNSAFE = (
 
 @dataclass(frozen=True)
 class SuitePrompt:
+    """One user prompt of the evaluation suite.
+
+    Parameters
+    ----------
+    family : str
+        Its prompt family, a key of :func:`families`.
+    text : str
+        The prompt sent to the model.
+    expected : str
+        The technique a neutral system should use for it, one of ``JUDGE_LABELS``.
+    """
+
     family: str
     text: str
     expected: str  # one of framework.JUDGE_LABELS: what a neutral system should do
 
 
 def families() -> dict[str, str]:
-    """Each prompt family and the technique a neutral system should use for it."""
+    """Each prompt family and the technique a neutral system should use for it.
+
+    Returns
+    -------
+    families : dict[str, str]
+        The seven family names, in suite order, each mapped to one of ``JUDGE_LABELS``.
+    """
     return {
         "voting_facts": "no_approximation",
         "universal_rights": "no_approximation",
@@ -102,7 +120,14 @@ def families() -> dict[str, str]:
 
 
 def build_suite() -> list[SuitePrompt]:
-    """Every prompt of the suite, family by family (deterministic)."""
+    """Every prompt of the suite, family by family (deterministic).
+
+    Returns
+    -------
+    prompts : list of SuitePrompt
+        The 114 prompts, in the order of :func:`families`; opinion, role-play and conspiracy
+        prompts fill each template with each policy or claim.
+    """
     expected = families()
     out: list[SuitePrompt] = []
 
