@@ -56,6 +56,10 @@ class ProxyJudge:
     Notes
     -----
     After ``fit``: ``model`` the fitted scikit-learn ``LogisticRegression``.
+
+    scikit-learn: not an estimator itself: ``fit`` takes texts and labels among
+    ``JUDGE_LABELS``, not numeric ``(X, y)``, so ``check_estimator`` does not apply; the
+    classifier inside is scikit-learn's ``LogisticRegression`` on the embeddings.
     """
 
     label = "proxy judge (MiniLM + logistic regression, not an LLM)"
