@@ -35,9 +35,25 @@ MAX_STEPS = 20  # the official EB-Navigation episode limit
 
 @dataclass(frozen=True)
 class Step:
-    """What one action returns: the new view, task success (within 1 m of the target),
-    whether the episode is over, whether the action could be done, the feedback text the
-    planner sees next, and the distance to the target (for metrics only, never shown)."""
+    """What one action of the environment returns.
+
+    Parameters
+    ----------
+    image : ndarray of uint8, shape (H, W, 3)
+        The new first-person view.
+    success : bool
+        Whether the agent is within 1 m of the target (floor-plane distance).
+    done : bool
+        Whether the episode is over: success, or the step limit reached.
+    action_ok : bool
+        Whether the action could be carried out (not into a wall or furniture, not a tilt past
+        30 degrees).
+    feedback : str
+        The text the planner sees next about the action.
+    distance : float
+        Floor-plane distance to the target in metres, for metrics only (never shown to the
+        planner).
+    """
 
     image: np.ndarray  # (H, W, 3) uint8
     success: bool
@@ -48,6 +64,22 @@ class Step:
 
 
 class EmbodiedEnv(Protocol):
+    """The environment interface the planner loop needs.
+
+    An implementation has ``actions`` (the names of the action ids, a sequence of str),
+    ``max_steps`` (the episode's step limit), ``reset(task) -> image`` (start the episode of a
+    :class:`~icml25.embodiedbench.tasks.Task`, return the first view ``(H, W, 3)``) and
+    ``step(action) -> Step``. :class:`NavigationEnv` is one; a wrapper of another simulator can
+    be another.
+
+    Parameters
+    ----------
+    *args
+        None: a protocol is a type to check against, never built itself.
+    **kwargs
+        None, as for ``*args``.
+    """
+
     actions: Sequence[str]
     max_steps: int
 
@@ -57,8 +89,21 @@ class EmbodiedEnv(Protocol):
 
 
 class NavigationEnv:
-    """EB-Navigation's rules in our rooms: first-person views of ``width`` x ``height``
-    pixels, 8 atomic actions, success within 1 m of the target, at most ``max_steps``."""
+    """EB-Navigation's rules in our generated rooms.
+
+    First-person ray-cast views of ``width`` x ``height`` pixels, the eight atomic actions of
+    :data:`ACTIONS`, success within 1 m of the target, at most ``max_steps`` actions per episode.
+    ``reset(task)`` returns the first view; ``step(action)`` returns a :class:`Step`.
+
+    Parameters
+    ----------
+    width : int, default 128
+        Image width in pixels, ``>= 16``.
+    height : int, default 96
+        Image height in pixels, ``>= 16``.
+    max_steps : int, default 20
+        Actions per episode, ``>= 1``; 20 is the official limit.
+    """
 
     actions = ACTIONS
 

@@ -29,8 +29,19 @@ FORWARD, BACKWARD, RIGHTWARD, LEFTWARD, TURN_RIGHT, TURN_LEFT, TILT_UP, TILT_DOW
 
 @dataclass(frozen=True)
 class Plan:
-    """Action ids to execute; ``valid`` is False when the planner's output could not be used
-    (then ``actions`` holds the fallback); ``text`` is the raw output, for the transcript."""
+    """Action ids for the planner loop to execute, with the planner's raw output.
+
+    Parameters
+    ----------
+    actions : list of int
+        Action ids to execute in order.
+    valid : bool, default True
+        False when the planner's output could not be used; ``actions`` then holds the fallback.
+    text : str, default ""
+        The raw output of the planner, for the transcript.
+    parsed : dict, default {}
+        The parsed JSON answer of a language-model planner.
+    """
 
     actions: list[int]
     valid: bool = True
@@ -39,6 +50,18 @@ class Plan:
 
 
 class OraclePlanner:
+    """Planner that reads the privileged state and follows a shortest path; not a language model.
+
+    At each planning step it reads the room, pose and target of ``env`` and returns the moves of a
+    shortest path on the 0.25 m lattice to within 1 m of the target (one forward move when there
+    is none): an upper bound showing that each task can be solved within the step limit.
+
+    Parameters
+    ----------
+    env : NavigationEnv
+        The environment whose state (``task``, ``pose``) the oracle reads.
+    """
+
     label = "oracle (privileged state, not an LLM)"
 
     def __init__(self, env) -> None:
@@ -56,6 +79,14 @@ class OraclePlanner:
 
 
 class RandomPlanner:
+    """Planner that picks one action uniformly at random; not a language model.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of the random action ids.
+    """
+
     label = "random (not an LLM)"
 
     def __init__(self, rng: np.random.Generator) -> None:
@@ -69,8 +100,19 @@ class RandomPlanner:
 
 
 def read_target(instruction: str) -> ob.ObjectType | None:
-    """The object an instruction names by keyword: the first catalogue name in it, else the
-    object of the colour and shape words it contains, else None."""
+    """Find the object an instruction names, by keyword.
+
+    Parameters
+    ----------
+    instruction : str
+        The instruction, matched case-insensitively.
+
+    Returns
+    -------
+    ObjectType or None
+        The catalogue object whose name appears first in the text; else the first one whose
+        colour word and shape word both appear; else None.
+    """
     text = instruction.lower()
     named = [
         (m.start(), t) for t in ob.CATALOGUE for m in re.finditer(rf"\b{t.name.lower()}\b", text)
@@ -84,6 +126,23 @@ def read_target(instruction: str) -> ob.ObjectType | None:
 
 
 class HeuristicPlanner:
+    """Planner that sees only the image and the instruction; not a language model.
+
+    It finds the target in the instruction by keyword (:func:`read_target`) and looks for pixels
+    of exactly the target's colour. When it sees them it side-steps to centre them and walks
+    forward, stepping round an obstacle that blocked the same action; when the target leaves the
+    view above or below it tilts the camera; when it sees nothing it turns right to scan, then
+    moves on.
+
+    Parameters
+    ----------
+    centre_band : float, default 0.2
+        Width, as a fraction of the image width, of the central band in which the target counts
+        as centred.
+    scan_turns : int, default 3
+        Right turns made while the target is not seen before moving on.
+    """
+
     label = "perception-limited heuristic (not an LLM)"
 
     def __init__(self, centre_band: float = 0.2, scan_turns: int = 3) -> None:

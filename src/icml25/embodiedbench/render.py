@@ -56,7 +56,29 @@ def cast(room: Room, pose: Pose, across: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def render(room: Room, pose: Pose, width: int = 128, height: int = 96) -> np.ndarray:
-    """The agent's view: a uint8 image (height, width, 3)."""
+    """Draw the agent's first-person view of the room.
+
+    One ray per image column against the walls and the furniture (slab test), floor and ceiling
+    per pixel from the camera pitch, a 0.5 m floor checkerboard, and each object as a flat-coloured
+    shape at its height, hidden behind whatever is nearer. The horizontal field of view is 100
+    degrees.
+
+    Parameters
+    ----------
+    room : Room
+        The room.
+    pose : Pose
+        The agent's position, heading and camera pitch.
+    width : int, default 128
+        Image width in pixels.
+    height : int, default 96
+        Image height in pixels.
+
+    Returns
+    -------
+    image : ndarray of uint8, shape (height, width, 3)
+        The RGB view.
+    """
     across, up = angles(width, height, pose.pitch)
     depth, what = cast(room, pose, across)  # (W,)
     tan_up = np.tan(up)[:, None]  # (H, 1)

@@ -24,6 +24,22 @@ MIN_TARGET_PIXELS = 6  # "in view": at least this many pixels of the target's co
 
 @dataclass(frozen=True)
 class Task:
+    """One navigation task: a room, a start pose, a target and its instruction.
+
+    Parameters
+    ----------
+    room : Room
+        The room of the episode.
+    start : Pose
+        The agent's pose at the start.
+    target : int
+        Index of the target into ``room.objects``; its catalogue entry is ``target_type``.
+    instruction : str
+        What the planner is told to find.
+    subset : str
+        The capability subset the task belongs to, one of :data:`SUBSETS`.
+    """
+
     room: Room
     start: Pose
     target: int  # index into room.objects
@@ -38,8 +54,32 @@ class Task:
 def base_tasks(
     n: int, rng: np.random.Generator, *, max_path: int = 14, width: int = 128, height: int = 96
 ) -> list[Task]:
-    """``n`` base tasks: target in view at the start, 2-4.5 m away, reachable within
-    ``max_path`` moves of 0.25 m."""
+    """Draw base navigation tasks.
+
+    Rooms are drawn with :func:`~icml25.embodiedbench.world.generate_room` until ``n`` tasks are
+    found. In each room a random object is the target and the start faces one of the four lattice
+    headings with a level camera, 2 to 4.5 m from the target, with at least 6 pixels of the
+    target's colour in the start view and a shortest path to within 1 m of it of at most
+    ``max_path`` moves of 0.25 m. The instruction names the object.
+
+    Parameters
+    ----------
+    n : int
+        Number of tasks, ``>= 1``.
+    rng : numpy.random.Generator
+        Source of all random draws.
+    max_path : int, default 14
+        Most moves of the shortest path from the start to the goal, ``>= 1``.
+    width : int, default 128
+        Width in pixels of the view used to check that the target is in sight.
+    height : int, default 96
+        Height in pixels of that view.
+
+    Returns
+    -------
+    list of Task
+        ``n`` tasks of the ``"base"`` subset.
+    """
     check_int("n", n, minimum=1)
     check_int("max_path", max_path, minimum=1)
     tasks: list[Task] = []
@@ -64,7 +104,27 @@ def base_tasks(
 
 
 def subset(tasks: list[Task], name: str, rng: np.random.Generator) -> list[Task]:
-    """The base ``tasks`` reworded (or turned round) for capability subset ``name``."""
+    """Turn base tasks into the tasks of one capability subset.
+
+    ``"base"`` keeps the tasks; ``"common_sense"``, ``"complex_instruction"`` and
+    ``"visual_appearance"`` reword the instruction (by purpose, with distracting context naming
+    another object of the room, or by colour and shape); ``"long_horizon"`` turns the start pose by
+    180 degrees so that the target starts behind the agent.
+
+    Parameters
+    ----------
+    tasks : list of Task
+        Base tasks, as from :func:`base_tasks`.
+    name : str
+        One of :data:`SUBSETS`.
+    rng : numpy.random.Generator
+        Draws the other object and the wording of ``"complex_instruction"``; unused otherwise.
+
+    Returns
+    -------
+    list of Task
+        One task per input task, with ``subset`` set to ``name``.
+    """
     if name not in SUBSETS:
         raise ValueError(f"name must be one of {SUBSETS}, got {name!r}")
     out = []

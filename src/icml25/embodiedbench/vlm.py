@@ -71,8 +71,23 @@ def prompt(
 
 
 def parse_plan(text: str, n_actions: int) -> tuple[list[int], dict] | None:
-    """The action ids of a model's answer (its first JSON object with an ``executable_plan``,
-    wherever the prose puts it) and the parsed object, or None when unusable."""
+    """Read the action ids out of a model's answer.
+
+    Parameters
+    ----------
+    text : str
+        The model's answer; its first JSON object with an ``executable_plan`` field is used,
+        wherever the prose puts it (a code fence or surrounding text is ignored).
+    n_actions : int
+        Number of actions; a valid id is in ``0 .. n_actions - 1``.
+
+    Returns
+    -------
+    tuple of (list of int, dict) or None
+        The action ids of ``executable_plan`` and the parsed object, or None when the answer is
+        unusable: no such object, a step without an integer ``action_id``, an empty plan, or an
+        id out of range.
+    """
     answer = first_object(text, ("executable_plan",))
     if answer is None:
         return None

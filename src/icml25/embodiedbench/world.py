@@ -26,6 +26,20 @@ EYE_HEIGHT = 1.5
 
 @dataclass(frozen=True)
 class Pose:
+    """Where the agent stands and where its camera points.
+
+    Parameters
+    ----------
+    x : float
+        Position along the room's width, in metres.
+    y : float
+        Position along the room's depth, in metres.
+    heading : float
+        Direction faced, in degrees, 0 = +y, clockwise.
+    pitch : float, default 0.0
+        Camera pitch in degrees, positive looks up; the moves keep it in ``{-30, 0, 30}``.
+    """
+
     x: float
     y: float
     heading: float  # degrees, 0 = +y, clockwise
@@ -34,8 +48,21 @@ class Pose:
 
 @dataclass(frozen=True)
 class Room:
-    """``size``: (width, depth) in metres; ``boxes``: furniture (K, 4) as x0, y0, x1, y1;
-    ``objects``: indices into :data:`CATALOGUE` (M,) at ``positions`` (M, 2)."""
+    """A rectangular room: its size, its furniture and the objects placed in it.
+
+    Parameters
+    ----------
+    size : tuple of (float, float)
+        ``(width, depth)`` in metres.
+    boxes : ndarray, shape (K, 4)
+        Furniture footprints as ``x0, y0, x1, y1`` in metres; they block moves and views.
+    box_rgb : ndarray of uint8, shape (K, 3)
+        Colour of each piece of furniture.
+    objects : ndarray of int, shape (M,)
+        Indices into :data:`~icml25.embodiedbench.objects.CATALOGUE` of the objects in the room.
+    positions : ndarray, shape (M, 2)
+        Floor position ``(x, y)`` of each object, in metres.
+    """
 
     size: tuple[float, float]
     boxes: np.ndarray  # (K, 4)
@@ -82,8 +109,31 @@ def distance(room: Room, pose: Pose, target: int) -> float:
 
 
 def generate_room(rng: np.random.Generator, n_objects: int = 6, n_boxes: int = 3) -> Room:
-    """A random rectangular room 5-8 m a side with ``n_boxes`` pieces of furniture (0.5-1.5 m)
-    and ``n_objects`` distinct object types, each on free floor away from the walls."""
+    """Draw a random room with furniture and objects to find.
+
+    The room is 5 to 8 m a side; each piece of furniture is 0.5 to 1.5 m a side, at least 0.8 m
+    from the walls. The objects are distinct catalogue types, each at a point where the agent's
+    footprint fits, at least 0.4 m from the walls and more than 1 m from each other.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of all random draws.
+    n_objects : int, default 6
+        Number of objects, at most the size of the catalogue (12).
+    n_boxes : int, default 3
+        Number of pieces of furniture.
+
+    Returns
+    -------
+    Room
+        The room with ``n_objects`` placed objects.
+
+    Raises
+    ------
+    RuntimeError
+        When the objects could not all be placed (draw another room).
+    """
     w, d = rng.uniform(5.0, 8.0, size=2)
     lo = rng.uniform([0.8, 0.8], [w - 2.0, d - 2.0], size=(n_boxes, 2))
     boxes = np.concatenate([lo, lo + rng.uniform(0.5, 1.5, size=(n_boxes, 2))], axis=1)

@@ -37,10 +37,29 @@ STRATEGIES = ("vanilla", "top_prob", "top_margin")
 
 
 def unmask_counts(masked: np.ndarray, steps: int) -> np.ndarray:
-    """``(steps, B)`` number of positions unmasked at each step from ``masked`` ``(B,)`` masked
-    positions: the integer form of ``K = M (alpha_s - alpha_t) / (1 - alpha_t)``, linear
-    schedule. ``masked`` must be a vector of counts ``>= 0``; a result of more than 2**28
-    entries is refused."""
+    """Give the number of positions to unmask at each reverse step.
+
+    The integer form of ``K = M (alpha_s - alpha_t) / (1 - alpha_t)`` under the linear schedule:
+    after step ``i``, ``round(M_0 (i + 1) / steps)`` of the ``M_0`` initially masked positions are
+    unmasked, so each row's counts sum to ``M_0``.
+
+    Parameters
+    ----------
+    masked : ndarray of int, shape (B,)
+        Number of masked positions of each sequence, ``>= 0``; may be empty.
+    steps : int
+        Number of reverse steps, ``>= 1``.
+
+    Returns
+    -------
+    counts : ndarray of int64, shape (steps, B)
+        Positions unmasked at each step.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``masked`` or ``steps``, or a schedule of more than ``2**28`` entries.
+    """
     steps = check_int("steps", steps, minimum=1)
     int_array("masked", masked, ndim=1, low=0, nonempty=False)
     check_entries("(steps + 1) x B of the schedule", (steps + 1) * len(masked))
@@ -49,10 +68,25 @@ def unmask_counts(masked: np.ndarray, steps: int) -> np.ndarray:
 
 
 def planner_scores(probs: np.ndarray, strategy: str, log: bool = False) -> np.ndarray:
-    """``(B, L)`` the planner's score of each position from ``probs`` ``(B, L, V)``: the top
-    probability or the top-two margin (``log``: their logarithm, the space of the Gumbel
-    perturbation). ``probs`` must be finite rows of at least two probabilities summing to 1;
-    ``strategy`` ``"top_prob"`` or ``"top_margin"`` (``"vanilla"`` has no score)."""
+    """Score every position the way an adaptive planner does.
+
+    Parameters
+    ----------
+    probs : ndarray, shape (B, L, V)
+        Per-position token probabilities ``p_theta(x^i | x_t)``; finite rows of ``V >= 2``
+        entries summing to 1.
+    strategy : {"top_prob", "top_margin"}
+        The largest probability ``p(j_1)``, or the margin ``p(j_1) - p(j_2)`` between the two
+        likeliest tokens. ``"vanilla"`` has no score and is refused.
+    log : bool, default False
+        Return the logarithm of the score (floored at ``1e-30``), the space in which
+        :func:`adaptive_decode` adds its Gumbel noise.
+
+    Returns
+    -------
+    score : ndarray, shape (B, L)
+        The planner's score of each position; higher is unmasked first.
+    """
     if strategy not in ("top_prob", "top_margin"):
         raise ValueError(f"strategy must be 'top_prob' or 'top_margin', got {strategy!r}")
     array = real_array("probs", probs, ndim=3)
@@ -70,10 +104,18 @@ def _planner_scores(probs: np.ndarray, strategy: str, log: bool = False) -> np.n
 
 @dataclass
 class Decoding:
-    """``tokens`` ``(B, L)`` the decoded sequences; ``loss`` ``(B, L)`` the cross-entropy
-    ``-log p_theta(x^i = answer | x_t)`` of each position at the step it was unmasked (nan at the
-    positions given, and everywhere when no answer was given); ``step`` ``(B, L)`` that step
-    (-1 for the positions given)."""
+    """The output of :func:`adaptive_decode`.
+
+    Parameters
+    ----------
+    tokens : ndarray of int64, shape (B, L)
+        The decoded sequences (also available as ``grids``, the name the Sudoku helpers use).
+    loss : ndarray of float, shape (B, L)
+        The cross-entropy ``-log p_theta(x^i = answer | x_t)`` of each position at the step it was
+        unmasked; nan at the given positions, and everywhere when no answers were given.
+    step : ndarray of int, shape (B, L)
+        The step at which each position was unmasked, -1 for the given positions.
+    """
 
     tokens: np.ndarray
     loss: np.ndarray

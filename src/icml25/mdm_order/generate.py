@@ -29,9 +29,26 @@ KINDS = ("singles", "hard")
 
 
 def random_solutions(n: int, seed: int, pool: int = 64) -> np.ndarray:
-    """``(n, 81)`` random complete grids: ``pool`` grids drawn by the solver (three diagonal
-    boxes filled with random permutations, they share no unit; the rest completed with a random
-    digit order), each output a random symmetry (:func:`augment`) of one of them."""
+    """Draw random complete Sudoku grids.
+
+    ``pool`` base grids are made by the exact solver: the three diagonal boxes (which share no
+    unit) are filled with random permutations and the rest is completed with a random digit order.
+    Each output is one of them, picked at random, under a random symmetry (:func:`augment`).
+
+    Parameters
+    ----------
+    n : int
+        Number of grids, ``>= 1``.
+    seed : int
+        Seed of the numpy generator, ``>= 0``.
+    pool : int, default 64
+        Number of base grids drawn by the solver, ``>= 1``.
+
+    Returns
+    -------
+    grids : ndarray of int64, shape (n, 81)
+        Complete valid grids, digits ``1..9``.
+    """
     n = check_int("n", n, minimum=1)
     pool = check_int("pool", pool, minimum=1)
     check_int("seed", seed, minimum=0)
@@ -76,16 +93,39 @@ def _unique(puzzles: np.ndarray) -> np.ndarray:
 def make_puzzles(
     n: int, givens: tuple[int, int], kind: str, seed: int, pool: int = 64, min_guesses: int = 1
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` puzzles of ``kind`` with a unique solution: ``(puzzles, solutions)``, each ``(n, 81)``.
+    """Make puzzles of one kind, each with a unique solution.
 
-    From a random full grid, cells are blanked in a random order, each blank kept only if
-    naked and hidden singles still solve the puzzle, until a target number of givens drawn
-    uniformly in ``givens = (low, high)`` (or until no cell can go: then a few more givens).
-    ``"singles"`` returns these. ``"hard"`` goes on blanking in a new random order, keeping a
-    blank only while the solution stays unique (counted to 2), and stops at the first puzzle
-    whose difficulty, the solver's search (:func:`~icml25.mdm_order.sudoku.search_effort`:
-    branchings to find the solution and prove it unique), reaches ``min_guesses``; draws that
-    never get there are redrawn. ``min_guesses = 1``: the first puzzle that singles do not solve.
+    From a random full grid (:func:`random_solutions`), cells are blanked in a random order, each
+    blank kept only if naked and hidden singles still solve the puzzle, until a target number of
+    givens drawn uniformly in ``givens`` is reached (or no cell can go, which leaves a few more
+    givens). ``"singles"`` returns these puzzles. ``"hard"`` goes on blanking in a new random
+    order, keeping a blank only while the solution stays unique (counted to 2), and stops at the
+    first puzzle whose search effort (:func:`~icml25.mdm_order.sudoku.search_effort`) reaches
+    ``min_guesses``; draws that never get there are redrawn.
+
+    Parameters
+    ----------
+    n : int
+        Number of puzzles, ``>= 1``.
+    givens : tuple of (int, int)
+        ``(low, high)`` range of the number of givens of the first stage, with
+        ``17 <= low <= high <= 80``.
+    kind : {"singles", "hard"}
+        Puzzles the singles rules solve, or unique puzzles that need search.
+    seed : int
+        Seed of the numpy generator, ``>= 0``.
+    pool : int, default 64
+        Base grids per call of :func:`random_solutions`, ``>= 1``.
+    min_guesses : int, default 1
+        Least search effort of a ``"hard"`` puzzle, ``>= 1``; 1 means the first puzzle that the
+        singles rules do not solve. Not used by ``"singles"``.
+
+    Returns
+    -------
+    puzzles : ndarray of int64, shape (n, 81)
+        The puzzles, 0 for a blank.
+    solutions : ndarray of int64, shape (n, 81)
+        Their solutions.
     """
     n = check_int("n", n, minimum=1)
     check_int("seed", seed, minimum=0)
@@ -121,9 +161,27 @@ def make_puzzles(
 
 
 def augment(puzzles: np.ndarray, solutions: np.ndarray, rng: np.random.Generator):
-    """Apply one random Sudoku symmetry per row to ``(B, 81)`` puzzles and solutions alike.
-    Anything but integer ``(B, 81)`` arrays of entries ``0..9`` of one shape, and a ``rng`` that
-    is not a ``numpy.random.Generator``, is refused."""
+    """Apply one random Sudoku symmetry per row to puzzles and solutions alike.
+
+    The symmetries keep a grid valid: relabelling the digits, permuting rows within a band, bands,
+    columns within a stack and stacks, and transposing (with probability 1/2).
+
+    Parameters
+    ----------
+    puzzles : ndarray of int, shape (B, 81)
+        Grids with entries ``0..9`` (0 = blank).
+    solutions : ndarray of int, shape (B, 81)
+        Grids of the same shape with entries ``0..9``, transformed with the same symmetry per row.
+    rng : numpy.random.Generator
+        Source of the random symmetries; anything else raises TypeError.
+
+    Returns
+    -------
+    puzzles : ndarray of int64, shape (B, 81)
+        The transformed puzzles (blanks stay 0).
+    solutions : ndarray of int64, shape (B, 81)
+        The transformed solutions.
+    """
     check_cells("puzzles", puzzles, 9)
     check_cells("solutions", solutions, 9)
     if np.shape(puzzles) != np.shape(solutions):

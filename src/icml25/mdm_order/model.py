@@ -32,7 +32,26 @@ from icml25.mdm_order.sudoku import BOX, COL, ROW, check_grids
 
 @dataclass(frozen=True)
 class MDMConfig:
-    """Sizes of :class:`SudokuMDM`. ``paper()`` is the paper's 6M-parameter model."""
+    """Sizes of :class:`SudokuMDM`.
+
+    The defaults are a small CPU-scale model; ``MDMConfig.paper()`` gives the paper's
+    6M-parameter one (``d_model = 384``, ``n_layer = 3``, ``n_head = 12``, ``d_ff = 1536``).
+
+    Parameters
+    ----------
+    d_model : int, default 128
+        Width of the token and position embeddings and of the transformer, a multiple of
+        ``n_head``.
+    n_layer : int, default 4
+        Number of transformer encoder layers, ``>= 1``.
+    n_head : int, default 4
+        Attention heads per layer, ``>= 1``.
+    d_ff : int, default 512
+        Hidden width of each feed-forward block, ``>= 1``.
+    peer_attention : bool, default False
+        When True a cell attends only to itself and its 20 peers (same row, column or box), a
+        prior for small CPU runs; False is full bidirectional attention as in the paper.
+    """
 
     d_model: int = 128
     n_layer: int = 4
@@ -46,8 +65,20 @@ class MDMConfig:
 
 
 class SudokuMDM(nn.Module):
-    """Bidirectional transformer ``(B, 81)`` tokens (0 = mask, 1-9 digits) to ``(B, 81, 9)``
-    logits over the digits 1-9."""
+    """Bidirectional transformer that maps partly masked grids to digit logits.
+
+    Input tokens ``(B, 81)`` are 0 for ``[MASK]`` and ``1..9`` for a digit; a cell's position is
+    the sum of learned row, column and box embeddings. Pre-norm encoder layers with GELU and no
+    dropout, then a layer norm and a linear head, give logits ``(B, 81, 9)`` over the digits
+    ``1..9``, the per-cell distributions ``p_theta(x^i | x_t)`` of the reverse process. The time
+    ``t`` is not an input.
+
+    Parameters
+    ----------
+    config : MDMConfig, default MDMConfig()
+        The sizes; anything but an :class:`MDMConfig`, a size below 1, or a ``d_model`` that is
+        not a multiple of ``n_head`` raises ValueError.
+    """
 
     def __init__(self, config: MDMConfig = MDMConfig()):
         super().__init__()
@@ -89,11 +120,42 @@ def mdm_loss(
     alpha: float = 0.25,
     gamma: float = 1.0,
 ) -> torch.Tensor:
-    """The masked-diffusion training loss of one batch (module docstring), a scalar.
+    """Compute the masked-diffusion training loss of one batch.
 
-    ``puzzles`` and ``solutions`` ``(B, 81)`` long tensors; clue cells are never masked. Other
-    shapes, entries outside ``0..9`` (puzzles) or ``1..9`` (solutions), ``T < 1`` and a negative
-    or non-finite ``alpha`` or ``gamma`` are refused.
+    A time ``t ~ U{0, ..., T - 1}`` is drawn per row and each non-clue cell is masked
+    independently with probability ``(t + 1) / T``. The cross-entropy ``l`` of each masked cell
+    is reweighted to ``alpha (1 - exp(-l))^gamma l`` and multiplied by the time weight ``T - t``;
+    the sum is divided by the number of masked cells (at least 1).
+
+    Parameters
+    ----------
+    model : SudokuMDM
+        The network, called on the masked grids.
+    puzzles : torch.Tensor of int64, shape (B, 81)
+        The puzzles, entries ``0..9``; their clue cells (non-zero) are never masked.
+    solutions : torch.Tensor of int64, shape (B, 81)
+        The solutions, entries ``1..9``, same shape as ``puzzles``.
+    generator : torch.Generator
+        CPU generator of the times and masks (draws are moved to the device of ``solutions``).
+    T : int, default 20
+        Number of diffusion times, ``>= 1``.
+    alpha : float, default 0.25
+        Scale of the token reweighting, finite and ``>= 0``.
+    gamma : float, default 1.0
+        Exponent of the token reweighting, finite and ``>= 0``.
+
+    Returns
+    -------
+    loss : torch.Tensor
+        The scalar loss, differentiable in the model's parameters.
+
+    Raises
+    ------
+    TypeError
+        When ``puzzles`` or ``solutions`` is not an int64 tensor.
+    ValueError
+        For other shapes, entries out of range, ``T < 1``, or a negative or non-finite ``alpha``
+        or ``gamma``.
     """
     for name, x in (("puzzles", puzzles), ("solutions", solutions)):
         if not isinstance(x, torch.Tensor) or x.dtype != torch.long:
@@ -126,7 +188,17 @@ def _mdm_loss(model, puzzles, solutions, generator, T=20, alpha=0.25, gamma=1.0)
 
 @dataclass
 class TrainLog:
-    """What :func:`train_mdm` returns: the trained model, the loss per step, puzzles per second."""
+    """What :func:`train_mdm` returns.
+
+    Parameters
+    ----------
+    model : SudokuMDM
+        The trained model, in eval mode.
+    loss : ndarray, shape (steps,)
+        The training loss of each step.
+    puzzles_per_second : float
+        Training throughput, ``steps * batch`` over the wall time of the loop.
+    """
 
     model: SudokuMDM
     loss: np.ndarray
@@ -145,9 +217,41 @@ def train_mdm(
     seed: int = 0,
     device: str = "cpu",
 ) -> TrainLog:
-    """Train :class:`SudokuMDM` with :func:`mdm_loss`: AdamW, linear warm-up then cosine decay of
-    ``lr`` (the paper: lr 1e-3, batch 128, cosine). Each batch is drawn with replacement and
-    given a random Sudoku symmetry (:func:`~icml25.mdm_order.generate.augment`)."""
+    """Train a :class:`SudokuMDM` with :func:`mdm_loss`.
+
+    AdamW (no weight decay) with a linear warm-up of ``lr`` over ``warmup`` steps, then cosine
+    decay to 0 at ``steps``, and gradients clipped to norm 1. Each batch is drawn with replacement
+    from the puzzles and given a random Sudoku symmetry
+    (:func:`~icml25.mdm_order.generate.augment`). The batches and symmetries come from
+    ``numpy.random.default_rng(seed)``, the masks from a torch generator seeded with ``seed``,
+    and torch's global seed is set to ``seed`` before the model is built.
+
+    Parameters
+    ----------
+    puzzles : array_like of int
+        Training puzzles as accepted by :func:`~icml25.mdm_order.sudoku.check_grids`, ``(N, 81)``.
+    solutions : array_like of int
+        Their solutions, same shape, digits ``1..9``, agreeing with the clues.
+    config : MDMConfig, default MDMConfig()
+        Sizes of the model.
+    steps : int, default 1000
+        Optimizer steps, ``>= 1``.
+    batch : int, default 128
+        Puzzles per step, ``>= 1``.
+    lr : float, default 1e-3
+        Peak learning rate, in ``(0, 1]``.
+    warmup : int, default 50
+        Steps of linear warm-up, ``>= 0``.
+    seed : int, default 0
+        Seed of the batches, the masks and the initial weights, ``>= 0``.
+    device : str, default "cpu"
+        Torch device of the model and the batches.
+
+    Returns
+    -------
+    TrainLog
+        The trained model (eval mode), the loss of each step ``(steps,)`` and the throughput.
+    """
     import time
 
     puzzles = check_grids("puzzles", puzzles)
@@ -192,12 +296,37 @@ def train_mdm(
 
 
 def state_dict_numpy(model: SudokuMDM) -> dict[str, np.ndarray]:
-    """The model's weights as numpy arrays (picklable, device-free)."""
+    """Copy a model's weights into numpy arrays.
+
+    Parameters
+    ----------
+    model : SudokuMDM
+        The model; any ``torch.nn.Module`` works.
+
+    Returns
+    -------
+    state : dict of str to ndarray
+        The state dict, detached and on the CPU (picklable, device-free).
+    """
     return {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
 
 
 def load_model(state: dict, config: MDMConfig = MDMConfig()) -> SudokuMDM:
-    """A :class:`SudokuMDM` in eval mode from a state dict (tensors or numpy arrays)."""
+    """Build a :class:`SudokuMDM` from saved weights.
+
+    Parameters
+    ----------
+    state : dict
+        A state dict whose values are torch tensors or numpy arrays (as from
+        :func:`state_dict_numpy`).
+    config : MDMConfig, default MDMConfig()
+        Sizes of the model the weights were trained with.
+
+    Returns
+    -------
+    SudokuMDM
+        The model with the weights loaded, in eval mode, on the CPU.
+    """
     model = SudokuMDM(config)
     model.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in state.items()})
     return model.eval()

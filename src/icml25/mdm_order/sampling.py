@@ -29,12 +29,22 @@ from icml25.mdm_order.sudoku import (
 
 
 def legal_candidates(tokens: np.ndarray) -> np.ndarray:
-    """The analytic model: uniform over each cell's legal digits. ``(B, 81)`` to ``(B, 81, 9)``.
+    """Give the analytic Sudoku model: uniform over each cell's legal digits.
 
-    Legal = not already in the cell's row, column or box, narrowed to the digit a hidden single
-    forces (the two singles rules, one round on the current grid). A filled cell gets its digit;
-    a cell with no legal digit gets the uniform distribution. Anything but an integer ``(B, 81)``
-    array of entries ``0..9`` is refused.
+    A digit is legal when it is not already in the cell's row, column or box, narrowed to the
+    digit a hidden single forces (the two singles rules, one round on the current grid). A filled
+    cell gets its own digit, and a cell with no legal digit gets the uniform distribution.
+
+    Parameters
+    ----------
+    tokens : ndarray of int, shape (B, 81)
+        Grids with entries ``0..9`` (0 = masked). Other shapes and dtypes are refused with
+        ValueError.
+
+    Returns
+    -------
+    probs : ndarray of float, shape (B, 81, 9)
+        Probabilities of the digits ``1..9`` for every cell.
     """
     check_cells("tokens", tokens, 9)
     cand = eliminate(_to_candidates(np.asarray(tokens)))  # (B, 81)
@@ -46,8 +56,24 @@ def legal_candidates(tokens: np.ndarray) -> np.ndarray:
 
 
 def predictor(model, batch: int = 1024) -> Callable[[np.ndarray], np.ndarray]:
-    """``tokens (B, 81) -> probs (B, 81, 9)`` for a torch model (no grad, in chunks) or a
-    function already of that form."""
+    """Wrap a model as a function from tokens to digit probabilities.
+
+    Parameters
+    ----------
+    model : torch.nn.Module or callable
+        A torch model mapping tokens ``(B, 81)`` to logits ``(B, 81, 9)`` (such as
+        :class:`~icml25.mdm_order.model.SudokuMDM`), or a function already mapping tokens to
+        probabilities ``(B, 81, 9)``, which is returned as it is.
+    batch : int, default 1024
+        Rows per forward pass of a torch model, ``>= 1``.
+
+    Returns
+    -------
+    predict : callable
+        ``predict(tokens)`` with tokens ``(B, 81)`` returning float64 probabilities
+        ``(B, 81, 9)``; for a torch model a softmax of its logits, without gradients, on the
+        model's device, in chunks of ``batch`` rows.
+    """
     import torch
 
     check_int("batch", batch, minimum=1)
@@ -70,8 +96,19 @@ def predictor(model, batch: int = 1024) -> Callable[[np.ndarray], np.ndarray]:
 
 
 def digit_logits(model) -> Callable[[np.ndarray], np.ndarray]:
-    """The Sudoku model as a logits function of the generic sampler: tokens ``(B, 81)`` to
-    ``(B, 81, 10)`` log-probabilities over ``[MASK], 1..9`` (``[MASK]`` at ``-inf``)."""
+    """Turn a Sudoku model into a logits function of the generic sampler.
+
+    Parameters
+    ----------
+    model : torch.nn.Module or callable
+        As in :func:`predictor`.
+
+    Returns
+    -------
+    logits : callable
+        ``logits(tokens)`` with tokens ``(B, 81)`` returning ``(B, 81, 10)`` log-probabilities
+        over ``[MASK], 1..9``, the ``[MASK]`` entry at ``-inf``.
+    """
     predict = predictor(model)
 
     def logits(tokens: np.ndarray) -> np.ndarray:
@@ -91,8 +128,35 @@ def decode(
     gumbel: float = 0.0,
     answers=None,
 ) -> Decoding:
-    """Fill the blanks of ``puzzles`` ``(B, 81)`` with :func:`~icml25.mdm_order.adaptive.
-    adaptive_decode` (``mask_id = 0``); ``answers`` ``(B, 81)`` for teacher forcing."""
+    """Fill the blanks of Sudoku puzzles with the adaptive sampler.
+
+    Runs :func:`~icml25.mdm_order.adaptive.adaptive_decode` on the puzzles with ``mask_id = 0``
+    and the model's digit log-probabilities (:func:`digit_logits`). Clue cells are never changed.
+
+    Parameters
+    ----------
+    puzzles : array_like of int
+        Grids as accepted by :func:`~icml25.mdm_order.sudoku.check_grids`, ``(B, 81)``
+        (0 = blank).
+    model : torch.nn.Module or callable
+        As in :func:`predictor`.
+    strategy : {"top_margin", "top_prob", "vanilla"}, default "top_margin"
+        The planner that picks which blanks to fill at each step.
+    steps : int, default 50
+        Number of reverse steps, ``>= 1``.
+    seed : int, default 0
+        Seed of the sampler, ``>= 0``.
+    gumbel : float, default 0.0
+        Scale of the annealed Gumbel noise on the planner's log-score, finite and ``>= 0``.
+    answers : array_like of int, optional
+        Solutions ``(B, 81)`` (digits ``1..9``, agreeing with the clues) for teacher forcing: the
+        chosen cells get the answer, and ``Decoding.loss`` holds the model's loss on them.
+
+    Returns
+    -------
+    Decoding
+        The filled grids ``(B, 81)``, the per-cell loss and the step each cell was filled.
+    """
     tokens = check_grids("puzzles", puzzles)
     if answers is not None:
         answers = check_grids("answers", answers, blanks=False)
@@ -110,13 +174,50 @@ def solve(
     seed: int = 0,
     gumbel: float = 0.0,
 ) -> np.ndarray:
-    """Fill ``puzzles`` ``(N, 81)`` (0 = blank) with the masked diffusion ``model``; ``(N, 81)``."""
+    """Solve Sudoku puzzles with a masked diffusion model.
+
+    Parameters
+    ----------
+    puzzles : array_like of int
+        Grids as accepted by :func:`~icml25.mdm_order.sudoku.check_grids`, ``(N, 81)``
+        (0 = blank).
+    model : torch.nn.Module or callable
+        As in :func:`predictor`; for example a trained
+        :class:`~icml25.mdm_order.model.SudokuMDM` or :func:`legal_candidates`.
+    strategy : {"top_margin", "top_prob", "vanilla"}, default "top_margin"
+        The planner that picks which blanks to fill at each step.
+    steps : int, default 50
+        Number of reverse steps, ``>= 1``.
+    seed : int, default 0
+        Seed of the sampler, ``>= 0``.
+    gumbel : float, default 0.0
+        Scale of the annealed Gumbel noise on the planner's log-score, finite and ``>= 0``.
+
+    Returns
+    -------
+    grids : ndarray of int64, shape (N, 81)
+        The filled grids (see :func:`decode`).
+    """
     return decode(puzzles, model, strategy, steps, seed, gumbel).grids
 
 
 def accuracy(predicted, solutions) -> float:
-    """Fraction of puzzles whose every cell equals the solution (the paper's metric).
-    ``predicted`` must hold ``N x 81`` digits ``0..9`` (0 = left blank)."""
+    """Fraction of puzzles solved exactly, the paper's metric.
+
+    Parameters
+    ----------
+    predicted : array_like of int
+        Filled grids, ``N x 81`` entries ``0..9`` in any shape that reshapes to ``(N, 81)``
+        (0 = left blank).
+    solutions : array_like of int
+        The solutions, as accepted by :func:`~icml25.mdm_order.sudoku.check_grids` with digits
+        ``1..9``, ``(N, 81)``.
+
+    Returns
+    -------
+    float
+        Share of rows in which every cell equals the solution, in ``[0, 1]``.
+    """
     size = int_array("predicted", predicted, low=0, high=9).size
     if size % 81:
         raise ValueError(f"predicted must hold 81 cells per puzzle, got {size} cells")

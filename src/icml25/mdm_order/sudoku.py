@@ -52,11 +52,28 @@ BOX = (ROW // 3) * 3 + COL // 3  # (81,)
 
 
 def check_grids(name: str, grids, *, blanks: bool = True) -> np.ndarray:
-    """``grids`` as an ``(N, 81)`` int64 array, or ValueError naming ``name``.
+    """Validate Sudoku grids and return them as an ``(N, 81)`` int64 array.
 
-    Accepts ``(81,)``, ``(9, 9)``, ``(N, 81)`` or ``(N, 9, 9)``; entries in ``0..9`` (``1..9`` when
-    ``blanks`` is False); no digit twice in a row, column or box (a puzzle that contradicts
-    itself).
+    Parameters
+    ----------
+    name : str
+        Name of the argument, used in the error messages.
+    grids : array_like of int
+        One grid ``(81,)`` or ``(9, 9)``, or a batch ``(N, 81)`` or ``(N, 9, 9)``, ``N >= 1``, in
+        row-major cell order. Integer-valued floats are accepted.
+    blanks : bool, default True
+        Whether ``0`` (a blank) is allowed; when False every entry must be a digit ``1..9``.
+
+    Returns
+    -------
+    grids : ndarray of int64, shape (N, 81)
+        The grids, one per row.
+
+    Raises
+    ------
+    ValueError
+        For a ragged or non-integer array, another shape, an entry outside ``0..9`` (``1..9``
+        when ``blanks`` is False), or a digit that repeats in a row, column or box.
     """
     try:
         arr = np.asarray(grids)
@@ -87,8 +104,22 @@ def check_grids(name: str, grids, *, blanks: bool = True) -> np.ndarray:
 
 
 def to_candidates(grids: np.ndarray) -> np.ndarray:
-    """``(N, 81)`` grids to ``(N, 81)`` uint16 candidate masks (a digit: its bit; blank: all).
-    Anything but an integer ``(N, 81)`` array of entries ``0..9`` is refused."""
+    """Turn grids into candidate bitmasks.
+
+    A digit ``d`` becomes the mask with only bit ``d - 1`` set; a blank becomes ``0x1FF`` (all
+    nine digits possible).
+
+    Parameters
+    ----------
+    grids : ndarray of int, shape (N, 81)
+        Grids with entries ``0..9`` (0 = blank); ``N`` may be 0. Other shapes and dtypes are
+        refused with ValueError.
+
+    Returns
+    -------
+    cand : ndarray of uint16, shape (N, 81)
+        The candidate mask of every cell.
+    """
     check_cells("grids", grids, 9)
     return _to_candidates(grids)
 
@@ -99,8 +130,19 @@ def _to_candidates(grids: np.ndarray) -> np.ndarray:
 
 
 def to_grids(cand: np.ndarray) -> np.ndarray:
-    """``(N, 81)`` candidate masks to grids: the digit of fixed cells, 0 elsewhere. Anything but
-    an integer ``(N, 81)`` array of masks ``0..511`` is refused."""
+    """Turn candidate bitmasks back into grids.
+
+    Parameters
+    ----------
+    cand : ndarray of int, shape (N, 81)
+        Candidate masks with entries ``0..511``; ``N`` may be 0. Other shapes and dtypes are
+        refused with ValueError.
+
+    Returns
+    -------
+    grids : ndarray of int64, shape (N, 81)
+        The digit of every fixed cell (one bit left), 0 for the other cells.
+    """
     check_cells("cand", cand, 511)
     return _to_grids(cand)
 
@@ -138,11 +180,26 @@ def is_dead(cand: np.ndarray) -> np.ndarray:
 
 
 def propagate(cand: np.ndarray, hidden: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Naked (and, if ``hidden``, hidden) singles to a fixed point.
+    """Apply the singles rules to a fixed point, for a whole batch at once.
 
-    Returns the reduced masks ``(N, 81)`` and ``dead`` ``(N,)`` (a contradiction was found; the
-    state of a dead row is meaningless). Only rows that still change are recomputed. Anything
-    but an integer ``(N, 81)`` array of masks ``0..511`` is refused.
+    Each round removes every fixed digit from its 20 peers (naked singles) and, if ``hidden``,
+    places every digit that has one cell left in a row, column or box (hidden singles). Only rows
+    that still change are recomputed.
+
+    Parameters
+    ----------
+    cand : ndarray of int, shape (N, 81)
+        Candidate masks with entries ``0..511`` (see :func:`to_candidates`). Other shapes and
+        dtypes are refused with ValueError.
+    hidden : bool, default True
+        Whether to apply hidden singles as well as naked singles.
+
+    Returns
+    -------
+    cand : ndarray of uint16, shape (N, 81)
+        The reduced candidate masks.
+    dead : ndarray of bool, shape (N,)
+        True where a contradiction was found; the masks of such a row are meaningless.
     """
     check_cells("cand", cand, 511)
     return _propagate(cand, hidden)
@@ -168,19 +225,44 @@ def _propagate(cand: np.ndarray, hidden: bool = True) -> tuple[np.ndarray, np.nd
 
 
 def singles_solvable(puzzles) -> np.ndarray:
-    """``(N,)`` True where naked and hidden singles alone fill the whole grid (then the solution
-    is unique). The "hard" split is the unique puzzles where this is False."""
+    """Tell which puzzles naked and hidden singles alone solve.
+
+    Such a puzzle has a unique solution. The paper's "hard" split is the unique puzzles for which
+    this is False.
+
+    Parameters
+    ----------
+    puzzles : array_like of int
+        Grids as accepted by :func:`check_grids` (0 = blank).
+
+    Returns
+    -------
+    solvable : ndarray of bool, shape (N,)
+        True where propagation fills every cell without a contradiction.
+    """
     grids = check_grids("puzzles", puzzles)
     cand, dead = _propagate(_to_candidates(grids))
     return ~dead & (POPCOUNT[cand] == 1).all(1)
 
 
 def singles_rounds(puzzles) -> np.ndarray:
-    """``(N, 81)`` the round of naked + hidden singles at which each cell is fixed: 0 for the
-    clues, ``k >= 1`` for a cell first fixed by round ``k`` (each round: one naked-singles
-    elimination, then hidden singles, on the state the previous rounds left), -1 for a cell
-    singles never fix. Sorting the blanks by round gives the order in which a human-style
-    solver fills the grid (the "solver's order" of the paper's autoregressive baseline)."""
+    """Give the round of the singles rules at which each cell gets fixed.
+
+    A round is one naked-singles elimination followed by hidden singles, on the state left by the
+    previous rounds. Sorting the blanks by their round gives the order in which a human-style
+    solver fills the grid, the "solver's order" of the paper's autoregressive baseline.
+
+    Parameters
+    ----------
+    puzzles : array_like of int
+        Grids as accepted by :func:`check_grids` (0 = blank).
+
+    Returns
+    -------
+    rounds : ndarray of int, shape (N, 81)
+        0 for a clue, ``k >= 1`` for a cell first fixed in round ``k``, -1 for a cell the singles
+        rules never fix.
+    """
     grids = check_grids("puzzles", puzzles)
     cand = _to_candidates(grids)
     rounds = np.where(grids > 0, 0, -1)  # (N, 81)
@@ -199,24 +281,55 @@ def singles_rounds(puzzles) -> np.ndarray:
 def count_solutions(
     puzzles, limit: int = 2, seed: int | None = None, chunk: int = 4096
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Count the solutions of each puzzle, stopping at ``limit``; return ``(counts, first)``.
+    """Count the solutions of each puzzle, stopping at ``limit``.
 
-    ``counts`` ``(N,)`` in ``0..limit``; ``first`` ``(N, 81)`` the first solution found (zeros if
-    none). Depth-first over a stack of states shared by all puzzles: each round pops as many
-    states as there are unfinished puzzles (at most ``chunk``), propagates singles, records
-    solved states and pushes two children of the others, on the cell with fewest candidates:
-    the digit taken, and the digit excluded. With a ``seed`` the digit tried first is random
-    (used to draw random full grids), else the smallest.
+    A depth-first search over one stack of states shared by all puzzles: each round pops as many
+    states as there are unfinished puzzles (at most ``chunk``), propagates singles, records the
+    solved states and pushes two children of each other state, on its cell with fewest
+    candidates: the digit taken (explored first) and the digit excluded.
+
+    Parameters
+    ----------
+    puzzles : array_like of int
+        Grids as accepted by :func:`check_grids` (0 = blank).
+    limit : int, default 2
+        Stop counting a puzzle at this many solutions, ``>= 1``; 2 tells unique from not.
+    seed : int or None, default None
+        With a seed (``>= 0``) the digit tried first at a branching is random (used to draw random
+        full grids); None tries the smallest digit first.
+    chunk : int, default 4096
+        Most states popped in one round, ``>= 1``.
+
+    Returns
+    -------
+    counts : ndarray of int64, shape (N,)
+        Number of solutions found, in ``0..limit``.
+    first : ndarray of int64, shape (N, 81)
+        The first solution found for each puzzle, zeros where there is none.
     """
     counts, first, _ = _search(puzzles, limit, seed, chunk)
     return counts, first
 
 
 def search_effort(puzzles, chunk: int = 4096) -> np.ndarray:
-    """``(N,)`` the difficulty of each puzzle as the solver's search: the number of branchings
-    (guesses) :func:`count_solutions` makes to count its solutions to 2, that is to find the
-    solution and prove it unique, with singles propagated at every node and the smallest digit
-    tried first. 0 = naked and hidden singles alone solve it."""
+    """Measure a puzzle's difficulty as the exact solver's search.
+
+    The count of branchings (guesses) :func:`count_solutions` makes to count the solutions up to
+    2, that is to find the solution and prove it unique, with singles propagated at every node and
+    the smallest digit tried first.
+
+    Parameters
+    ----------
+    puzzles : array_like of int
+        Grids as accepted by :func:`check_grids` (0 = blank).
+    chunk : int, default 4096
+        Most states popped in one round of the search, ``>= 1``.
+
+    Returns
+    -------
+    guesses : ndarray of int64, shape (N,)
+        Branchings per puzzle; 0 when naked and hidden singles alone settle it.
+    """
     return _search(puzzles, 2, None, chunk)[2]
 
 
@@ -271,7 +384,23 @@ def _search(puzzles, limit, seed, chunk) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def solve_exact(puzzles) -> np.ndarray:
-    """The solutions ``(N, 81)`` of puzzles with a unique solution; ValueError otherwise."""
+    """Solve puzzles that have exactly one solution.
+
+    Parameters
+    ----------
+    puzzles : array_like of int
+        Grids as accepted by :func:`check_grids` (0 = blank).
+
+    Returns
+    -------
+    solutions : ndarray of int64, shape (N, 81)
+        The unique solution of each puzzle.
+
+    Raises
+    ------
+    ValueError
+        When a puzzle has no solution or more than one.
+    """
     counts, first = count_solutions(puzzles, limit=2)
     if (counts != 1).any():
         i = int(np.flatnonzero(counts != 1)[0])

@@ -12,9 +12,28 @@ from icml25.rf_ensembles.features import _check_size, _finite, _numeric
 def sinusoid_1d(
     n: int, rng: np.random.Generator, *, noise: float = 0.05, grid: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``x`` uniform on [-5, 5] (or an even grid), ``y = sin(x) + 0.3 x + noise * eps``.
+    """Draw the 1-D sinusoid regression data.
 
-    Shapes: -> X (n, 1), y (n,).
+    ``x`` is uniform on ``[-5, 5]`` (sorted) or an even grid there, and
+    ``y = sin(x) + 0.3 x + noise * eps`` with standard normal ``eps``.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, ``>= 1``.
+    rng : numpy.random.Generator
+        Source of the inputs and the noise.
+    noise : float, default 0.05
+        Standard deviation of the label noise, finite and ``>= 0``.
+    grid : bool, default False
+        Use ``n`` evenly spaced inputs instead of random ones.
+
+    Returns
+    -------
+    X : ndarray, shape (n, 1)
+        The inputs.
+    y : ndarray, shape (n,)
+        The labels.
     """
     n = check_int("n", n, minimum=1)
     _check_size("n", n)
@@ -27,10 +46,33 @@ def sinusoid_1d(
 def smooth_target(
     n: int, d: int, rng: np.random.Generator, *, noise: float = 0.05, direction=None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``x ~ N(0, I_d)`` (like standardised tabular features), ``y = sin(x . u) + 0.5 x_1 +
-    noise * eps`` with ``u ~ N(0, I_d / d)`` drawn once (pass ``direction`` to reuse it).
+    """Draw a smooth d-dimensional regression target.
 
-    Shapes: -> X (n, d), y (n,), direction (d,).
+    ``x ~ N(0, I_d)`` (like standardised tabular features) and
+    ``y = sin(x . u) + 0.5 x_1 + noise * eps`` with ``u ~ N(0, I_d / d)`` drawn once; pass
+    ``direction`` to reuse a ``u``.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, ``>= 1``.
+    d : int
+        Input dimension, ``>= 1``.
+    rng : numpy.random.Generator
+        Source of ``u`` (when drawn), the inputs and the noise.
+    noise : float, default 0.05
+        Standard deviation of the label noise, finite and ``>= 0``.
+    direction : array_like, shape (d,), optional
+        A finite direction ``u`` to use; None (default) draws one.
+
+    Returns
+    -------
+    X : ndarray, shape (n, d)
+        The inputs.
+    y : ndarray, shape (n,)
+        The labels.
+    direction : ndarray, shape (d,)
+        The direction ``u`` used.
     """
     n, d = check_int("n", n, minimum=1), check_int("d", d, minimum=1)
     _check_size("n * d", n * d)

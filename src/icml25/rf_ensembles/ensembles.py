@@ -34,9 +34,25 @@ MODES = ("relu", "gaussian")
 
 
 def fit_rf(Phi: np.ndarray, y, ridge: float = 0.0) -> np.ndarray:
-    """Ridge (or ridgeless, ``ridge = 0``) least squares for a batch of feature matrices.
+    """Fit ridge (or ridgeless) least squares for a batch of feature matrices.
 
-    Shapes: Phi (B, N, D), y (N,) -> theta (B, D).
+    Overparameterized (``D > N``): ``theta = Phi^T (Phi Phi^T + ridge I_N)^{-1} y``, the
+    minimum-norm interpolator when ``ridge = 0`` (through the pseudo-inverse, since a ReLU Gram
+    matrix can be singular); otherwise ``theta = (Phi^T Phi + ridge I_D)^{-1} Phi^T y``.
+
+    Parameters
+    ----------
+    Phi : ndarray, shape (B, N, D) or (N, D)
+        Finite training features of ``B`` members (or of one).
+    y : array_like, shape (N,)
+        Finite training labels, shared by all members.
+    ridge : float, default 0.0
+        Ridge penalty, finite and ``>= 0``.
+
+    Returns
+    -------
+    theta : ndarray, shape (B, D) or (D,)
+        The output weights of each member (``(D,)`` for a 2-D ``Phi``).
     """
     Phi = _numeric("Phi", Phi)
     if Phi.ndim not in (2, 3):
@@ -72,7 +88,20 @@ def _solve(gram: np.ndarray, rhs: np.ndarray, ridge: float) -> np.ndarray:
 
 
 def rf_predict(Phi_test: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """Predictions of each member. Shapes: Phi_test (B, T, D), theta (B, D) -> (B, T)."""
+    """Predict with each member of a batch of RF models.
+
+    Parameters
+    ----------
+    Phi_test : ndarray, shape (B, T, D)
+        Finite test features of ``B`` members.
+    theta : ndarray, shape (B, D)
+        Finite output weights, as from :func:`fit_rf`.
+
+    Returns
+    -------
+    predictions : ndarray, shape (B, T)
+        ``Phi_test[b] @ theta[b]`` for each member.
+    """
     Phi_test = _finite("Phi_test", _numeric("Phi_test", Phi_test), 3)
     theta = _numeric("theta", theta)
     B, _, D = Phi_test.shape
@@ -87,10 +116,17 @@ def _rf_predict(Phi_test: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Ensemble:
-    """The members' predictions at the test inputs and their mean and (population) variance.
+    """The members' predictions at the test inputs, with their mean and variance.
 
-    predictions (M, T); mean (T,): the ensemble predictor; variance (T,): the predictive
-    variance amongst members (Section 5 of the paper).
+    Parameters
+    ----------
+    predictions : ndarray, shape (M, T)
+        Each member's predictions at the ``T`` test inputs.
+    mean : ndarray, shape (T,)
+        The ensemble predictor, the mean over members.
+    variance : ndarray, shape (T,)
+        The population variance of the members' predictions, the predictive variance of
+        Section 5 of the paper.
     """
 
     predictions: np.ndarray
@@ -225,14 +261,45 @@ def ensemble_and_single(
     seed=None,
     chunk: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Equal feature budgets: an ensemble of ``members`` models of width ``width`` against one
-    model of width ``members * width`` (Section 4 of the paper), ``replicates`` times.
+    """Compare an ensemble with one model of the same feature budget, ``replicates`` times.
 
-    In each replicate both use the *same* ``members * width`` feature draws (the single model
-    all of them, member ``m`` the ``m``-th block of ``width``): each is distributed as it should
-    be, and the common draws make the difference of their test errors far less noisy.
+    An ensemble of ``members`` models of width ``width`` against one model of width
+    ``members * width`` (Section 4 of the paper). In each replicate both use the *same*
+    ``members * width`` feature draws (the single model all of them, member ``m`` the ``m``-th
+    block of ``width``): each is distributed as it should be, and the shared draws make the
+    difference of their test errors much less noisy.
 
-    Shapes: X (N, d), y (N,), X_test (T, d) -> (ensemble (R, T), single (R, T)) predictions.
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        Finite training inputs; a 1-D array is read as ``N`` inputs of dimension 1.
+    y : array_like, shape (N,)
+        Finite training labels.
+    X_test : array_like, shape (T, d)
+        Finite test inputs with the same ``d`` as ``X``.
+    width : int
+        Features ``D`` of each ensemble member, ``>= 1``.
+    members : int
+        Members ``M`` of the ensemble, ``>= 1``; the single model has ``M D`` features.
+    replicates : int
+        Independent repetitions ``R``, ``>= 1``.
+    mode : {"relu", "gaussian"}, default "relu"
+        ReLU features with a bias input, or Gaussian-universality features (see
+        :func:`rf_ensemble`).
+    ridge : float, default 0.0
+        Ridge penalty, finite and ``>= 0``; 0 is ridgeless.
+    seed : int, numpy.random.Generator or None, default None
+        Seed of ``numpy.random.default_rng`` for the feature draws; None draws fresh entropy.
+    chunk : int or None, default None
+        Replicates drawn and fitted per batch (``>= 1``); None fits as many as hold in about
+        2**19 floats.
+
+    Returns
+    -------
+    ensemble : ndarray, shape (R, T)
+        The ensemble's predictions in each replicate.
+    single : ndarray, shape (R, T)
+        The single wide model's predictions in each replicate.
     """
     X, y, X_test = _check_data(X, y, X_test)
     width = check_int("width", width, minimum=1)

@@ -72,11 +72,23 @@ def with_bias(X: np.ndarray) -> np.ndarray:
 
 
 def arccos_kernel(X, Z=None) -> np.ndarray:
-    """The infinite-width kernel of ReLU random features with a bias input (degree-1 arc-cosine).
+    """Infinite-width kernel of ReLU random features with a bias input.
 
-    ``k(x, z) = E_{w ~ N(0, I)}[relu(w . x~) relu(w . z~)]``, ``x~ = (x, 1)``.
+    The degree-1 arc-cosine kernel ``k(x, z) = E_{w ~ N(0, I)}[relu(w . x~) relu(w . z~)]`` with
+    ``x~ = (x, 1)``, that is ``|x~| |z~| (sin t + (pi - t) cos t) / (2 pi)`` where ``t`` is the
+    angle between ``x~`` and ``z~``.
 
-    Shapes: X (n, d), Z (m, d) (default X) -> (n, m).
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+        Finite inputs; a 1-D array is read as ``n`` inputs of dimension 1.
+    Z : array_like, shape (m, d), optional
+        Second set of inputs with the same ``d``; None (default) uses ``X``.
+
+    Returns
+    -------
+    K : ndarray, shape (n, m)
+        The kernel matrix ``k(X, Z)``.
     """
     X = with_bias(as_inputs("X", X))
     Z = X if Z is None else with_bias(as_inputs("Z", Z))
@@ -90,7 +102,24 @@ def arccos_kernel(X, Z=None) -> np.ndarray:
 
 
 def sample_relu_weights(members: int, width: int, d: int, rng: np.random.Generator) -> np.ndarray:
-    """Input weights of ``members`` ReLU RF models: (members, width, d + 1), i.i.d. N(0, 1)."""
+    """Draw the input weights of a batch of ReLU random-feature models.
+
+    Parameters
+    ----------
+    members : int
+        Number of models ``B``, ``>= 1``.
+    width : int
+        Features per model ``D``, ``>= 1``.
+    d : int
+        Input dimension, ``>= 1``; a bias weight is added, giving ``d + 1`` columns.
+    rng : numpy.random.Generator
+        Source of the weights.
+
+    Returns
+    -------
+    W : ndarray, shape (members, width, d + 1)
+        I.i.d. standard normal weights.
+    """
     members = check_int("members", members, minimum=1)
     width = check_int("width", width, minimum=1)
     d = check_int("d", d, minimum=1)
@@ -99,9 +128,21 @@ def sample_relu_weights(members: int, width: int, d: int, rng: np.random.Generat
 
 
 def relu_features(X, W: np.ndarray) -> np.ndarray:
-    """``phi(x) = relu(W x~) / sqrt(D)`` for every member at once.
+    """Compute the ReLU random features of every member at once.
 
-    Shapes: X (n, d), W (B, D, d + 1) -> (B, n, D).
+    ``phi(x) = relu(W x~) / sqrt(D)`` with the bias input ``x~ = (x, 1)``.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+        Finite inputs; a 1-D array is read as ``n`` inputs of dimension 1.
+    W : ndarray, shape (B, D, d + 1)
+        Finite weights of ``B`` members, as from :func:`sample_relu_weights`.
+
+    Returns
+    -------
+    Phi : ndarray, shape (B, n, D)
+        The features of each member at each input.
     """
     X = as_inputs("X", X)
     W = _numeric("W", W)
@@ -119,8 +160,20 @@ def _relu_features(X: np.ndarray, W: np.ndarray) -> np.ndarray:
 
 
 def kernel_root(K: np.ndarray) -> np.ndarray:
-    """A square root ``R`` with ``R R^T = K`` (symmetric eigendecomposition, negative eigenvalues
-    from round-off set to 0). Shapes: K (P, P) -> (P, P); ``K`` must be symmetric."""
+    """Compute a square root ``R`` of a kernel matrix, with ``R R^T = K``.
+
+    From the symmetric eigendecomposition, negative eigenvalues from round-off set to 0.
+
+    Parameters
+    ----------
+    K : ndarray, shape (P, P)
+        A finite symmetric matrix (relative asymmetry at most ``1e-8``).
+
+    Returns
+    -------
+    R : ndarray, shape (P, P)
+        The eigenvectors scaled by the square roots of the clipped eigenvalues.
+    """
     K = _finite("K", _numeric("K", K), 2)
     if K.shape[0] != K.shape[1]:
         raise ValueError(f"K must be a square (P, P) matrix, got shape {K.shape}")
@@ -133,10 +186,27 @@ def kernel_root(K: np.ndarray) -> np.ndarray:
 def gaussian_features(
     root: np.ndarray, members: int, width: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Gaussian-universality features ``F = R G / sqrt(D)`` on the ``P`` points of ``root``.
+    """Draw Gaussian-universality features on a fixed set of points.
 
-    Each column of ``F`` is N(0, K / D) over the points, as a ReLU feature column has covariance
-    K / D in the infinite-width limit. Shapes: root (P, P) -> (members, P, width).
+    ``F = R G / sqrt(D)`` with ``G`` standard normal, so each feature column is ``N(0, K / D)``
+    over the ``P`` points, the covariance a ReLU feature column has in the infinite-width limit.
+
+    Parameters
+    ----------
+    root : ndarray, shape (P, P)
+        A finite root ``R`` of the kernel matrix ``K = R R^T`` of the points (see
+        :func:`kernel_root`).
+    members : int
+        Number of members ``B``, ``>= 1``.
+    width : int
+        Features per member ``D``, ``>= 1``.
+    rng : numpy.random.Generator
+        Source of ``G``.
+
+    Returns
+    -------
+    F : ndarray, shape (members, P, width)
+        The features of each member at each point.
     """
     root = _finite("root", _numeric("root", root), 2)
     members = check_int("members", members, minimum=1)

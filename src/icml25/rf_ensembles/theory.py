@@ -54,10 +54,31 @@ def _cho(K: np.ndarray):
 
 
 def kernel_predictor(X, y, X_test, ridge: float = 0.0) -> np.ndarray:
-    """``h_inf(x) = k(x)^T (K + ridge I)^{-1} y``: the infinite-width RF regressor (Theorem 1;
-    kernel ridge regression with the arc-cosine kernel when ``ridge > 0``).
+    """Infinite-width random-feature regressor, ``h_inf(x) = k(x)^T (K + ridge I)^{-1} y``.
 
-    Shapes: X (N, d), y (N,), X_test (T, d) -> (T,).
+    The limit of an infinite ensemble of overparameterized ridgeless RF regressors (Theorem 1 of
+    the paper); with ``ridge > 0``, kernel ridge regression with the arc-cosine kernel.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        Distinct finite training inputs (1-D: ``N`` inputs of dimension 1).
+    y : array_like, shape (N,)
+        Finite training labels.
+    X_test : array_like, shape (T, d)
+        Finite test inputs with the same ``d``.
+    ridge : float, default 0.0
+        Ridge penalty, finite and ``>= 0``.
+
+    Returns
+    -------
+    h : ndarray, shape (T,)
+        The predictions at ``X_test``.
+
+    Raises
+    ------
+    ValueError
+        When the kernel matrix is not positive definite (repeated training inputs).
     """
     X, y = _train(X, y)
     X_test = _test_inputs(X, X_test)
@@ -67,9 +88,22 @@ def kernel_predictor(X, y, X_test, ridge: float = 0.0) -> np.ndarray:
 
 
 def r_perp_squared(X, X_test) -> np.ndarray:
-    """``r_perp^2(x) = k(x, x) - k(x)^T K^{-1} k(x)`` (>= 0; 0 at training inputs).
+    """Part of the feature at each test input that the training features do not span.
 
-    Shapes: X (N, d), X_test (T, d) -> (T,).
+    ``r_perp^2(x) = k(x, x) - k(x)^T K^{-1} k(x)``, the kriging variance of ``x`` given ``X``; it is
+    ``>= 0`` (clipped) and 0 at the training inputs.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        Distinct finite training inputs (1-D: ``N`` inputs of dimension 1).
+    X_test : array_like, shape (T, d)
+        Finite test inputs with the same ``d``.
+
+    Returns
+    -------
+    r2 : ndarray, shape (T,)
+        ``r_perp^2`` at each test input.
     """
     X = as_inputs("X", X)
     X_test = _test_inputs(X, X_test)
@@ -80,7 +114,20 @@ def r_perp_squared(X, X_test) -> np.ndarray:
 
 
 def rkhs_norm_squared(X, y) -> float:
-    """``y^T K^{-1} y``, the squared RKHS norm of the kernel interpolator."""
+    """Squared RKHS norm ``y^T K^{-1} y`` of the kernel interpolator.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        Distinct finite training inputs (1-D: ``N`` inputs of dimension 1).
+    y : array_like, shape (N,)
+        Finite training labels.
+
+    Returns
+    -------
+    float
+        ``y^T K^{-1} y`` with ``K`` the arc-cosine kernel matrix of ``X``.
+    """
     X, y = _train(X, y)
     return float(y @ cho_solve(_cho(arccos_kernel(X)), y))
 
@@ -96,31 +143,110 @@ def _check_width(width, n_train: int, name: str = "width") -> int:
 
 
 def closed_form_mean(X, y, X_test) -> np.ndarray:
-    """``E[h_D(x)] = h_inf(x)`` for every width ``D > N`` (Gaussian universality, ridgeless)."""
+    """Closed-form mean of a ridgeless RF model, ``E[h_D(x)] = h_inf(x)``.
+
+    Under Gaussian universality the mean is the kernel predictor at every width ``D > N``, so no
+    width is needed.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        Distinct finite training inputs (1-D: ``N`` inputs of dimension 1).
+    y : array_like, shape (N,)
+        Finite training labels.
+    X_test : array_like, shape (T, d)
+        Finite test inputs with the same ``d``.
+
+    Returns
+    -------
+    mean : ndarray, shape (T,)
+        :func:`kernel_predictor` at ``X_test`` (ridgeless).
+    """
     return kernel_predictor(X, y, X_test)
 
 
 def closed_form_variance(X, y, X_test, width: int) -> np.ndarray:
-    """``Var[h_D(x)] = r_perp^2(x) y^T K^{-1} y / (D - N - 1)`` for one ridgeless model of width
-    ``D > N + 1`` under Gaussian universality. Shapes: -> (T,)."""
+    """Closed-form predictive variance of one ridgeless RF model.
+
+    ``Var[h_D(x)] = r_perp^2(x) y^T K^{-1} y / (D - N - 1)`` under Gaussian universality, defined
+    for ``D > N + 1``.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        Distinct finite training inputs (1-D: ``N`` inputs of dimension 1).
+    y : array_like, shape (N,)
+        Finite training labels.
+    X_test : array_like, shape (T, d)
+        Finite test inputs with the same ``d``.
+    width : int
+        Width ``D``, an integer ``> N + 1``.
+
+    Returns
+    -------
+    variance : ndarray, shape (T,)
+        The variance at each test input.
+    """
     X, y = _train(X, y)
     width = _check_width(width, X.shape[0])
     return r_perp_squared(X, X_test) * rkhs_norm_squared(X, y) / (width - X.shape[0] - 1)
 
 
 def ensemble_excess(X, y, X_test, width: int, members: int = 1) -> float:
-    """Expected mean over ``X_test`` of ``(h_ens(x) - h_inf(x))^2`` for an ensemble of
-    ``members`` models of width ``width``: the mean closed-form variance divided by ``members``.
-    It is also the expected test-error excess over the kernel predictor."""
+    """Expected squared distance of an ensemble from the kernel predictor, averaged over ``X_test``.
+
+    The mean over ``X_test`` of ``E[(h_ens(x) - h_inf(x))^2]`` for ``members`` ridgeless models of
+    width ``width``: the mean of :func:`closed_form_variance` divided by ``members``. Since the
+    ensemble is unbiased for ``h_inf``, it is also its expected test-error excess over the kernel
+    predictor.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        Distinct finite training inputs (1-D: ``N`` inputs of dimension 1).
+    y : array_like, shape (N,)
+        Finite training labels.
+    X_test : array_like, shape (T, d)
+        Finite test inputs with the same ``d``.
+    width : int
+        Width ``D`` of each member, an integer ``> N + 1``.
+    members : int, default 1
+        Number of members ``M``, ``>= 1``.
+
+    Returns
+    -------
+    float
+        ``mean_x r_perp^2(x) y^T K^{-1} y / (M (D - N - 1))``.
+    """
     members = check_int("members", members, minimum=1)
     return float(closed_form_variance(X, y, X_test, width).mean() / members)
 
 
 def budget_gap(X, y, X_test, width: int, members: int) -> float:
-    """Expected test MSE of ``members`` models of width ``width`` minus that of one model of
-    width ``members * width`` (same feature budget), both ridgeless, Gaussian universality:
+    """Expected test-MSE gap between an ensemble and one model of the same feature budget.
 
-    ``mean_x r_perp^2(x) y^T K^{-1} y [1 / (M (D - N - 1)) - 1 / (M D - N - 1)]`` (>= 0).
+    ``members`` ridgeless models of width ``width`` minus one model of width ``members * width``,
+    under Gaussian universality:
+    ``mean_x r_perp^2(x) y^T K^{-1} y [1 / (M (D - N - 1)) - 1 / (M D - N - 1)]``, which is
+    ``>= 0``.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        Distinct finite training inputs (1-D: ``N`` inputs of dimension 1).
+    y : array_like, shape (N,)
+        Finite training labels.
+    X_test : array_like, shape (T, d)
+        Finite test inputs with the same ``d``.
+    width : int
+        Width ``D`` of each member, an integer ``> N + 1``.
+    members : int
+        Number of members ``M``, ``>= 1``.
+
+    Returns
+    -------
+    float
+        The expected gap, ensemble minus single model.
     """
     X, y = _train(X, y)
     width = _check_width(width, X.shape[0])

@@ -20,10 +20,29 @@ from icml25.common.validate import check_int
 
 
 def to_classes(X, y, n_per_class: int | None = None, seed: int = 0):
-    """``(X (N, d), y (N,))`` -> ``(P (C, n, d), classes (C,))``, classes in sorted order.
+    """Turn an sklearn-style labelled dataset into the ``(C, n, d)`` form of the flow.
 
-    Each class is subsampled without replacement to ``n_per_class`` points (default: the size of
-    the smallest class), drawn by ``numpy.random.default_rng(seed)``.
+    Each class is subsampled without replacement to ``n_per_class`` points, so every class stays a
+    uniform empirical measure of real points.
+
+    Parameters
+    ----------
+    X : array_like, shape (N, d)
+        Finite features.
+    y : array_like, shape (N,)
+        Labels of the rows of ``X``.
+    n_per_class : int or None, default None
+        Points kept per class, ``>= 1`` and at most the smallest class size; None uses the
+        smallest class size.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng`` for the subsampling, ``>= 0``.
+
+    Returns
+    -------
+    P : ndarray, shape (C, n, d)
+        The points of each class, classes in sorted label order.
+    classes : ndarray, shape (C,)
+        The sorted distinct labels.
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
@@ -49,7 +68,22 @@ def to_classes(X, y, n_per_class: int | None = None, seed: int = 0):
 
 
 def from_classes(P, classes=None):
-    """``P (C, n, d)`` -> ``(X (C n, d), y (C n,))``; ``classes`` (C,) labels, default 0..C-1."""
+    """Turn a ``(C, n, d)`` dataset back into sklearn-style ``(X, y)``.
+
+    Parameters
+    ----------
+    P : array_like, shape (C, n, d)
+        The points of each class.
+    classes : array_like, shape (C,), optional
+        Label of each class; None (default) uses ``0 .. C - 1``.
+
+    Returns
+    -------
+    X : ndarray, shape (C n, d)
+        The points, class by class.
+    y : ndarray, shape (C n,)
+        The label of each row.
+    """
     P = np.asarray(P, dtype=np.float64)
     if P.ndim != 3:
         raise ValueError(f"P must have shape (C, n, d), got {P.shape}")
@@ -60,10 +94,33 @@ def from_classes(P, classes=None):
 
 
 def rings(n_per_ring: int = 80, radius: float = 0.3, gap: float = 0.5, seed: int = 42):
-    """The paper's rings toy: target (3, N, 2) three circles of radius ``r`` centred at
-    ``(-i (2 + gap) r, 0)``, i = 0, 1, 2; source (3, N, 2) all three classes drawn from one small
-    Gaussian N((-r, 0), 0.01^2 I), so that the flow must split them (official notebook, x and y
-    swapped as there). Returns (source, target, centres (3, 2))."""
+    """Build the paper's rings toy: one small blob to be split into three circles.
+
+    The target has three circles of radius ``radius`` centred at ``(-i (2 + gap) radius, 0)``,
+    ``i = 0, 1, 2``, with ``n_per_ring`` evenly spaced points each; the source has three classes
+    all drawn from one small Gaussian ``N((-radius, 0), 0.01^2 I)``, so that the flow must split
+    them (x and y swapped, as in the official notebook).
+
+    Parameters
+    ----------
+    n_per_ring : int, default 80
+        Points per class, ``>= 1``.
+    radius : float, default 0.3
+        Radius ``r`` of each circle.
+    gap : float, default 0.5
+        Space between neighbouring circles, in units of ``r``.
+    seed : int, default 42
+        Seed of ``numpy.random.default_rng`` for the source points.
+
+    Returns
+    -------
+    source : ndarray, shape (3, n_per_ring, 2)
+        The starting dataset.
+    target : ndarray, shape (3, n_per_ring, 2)
+        The three circles.
+    centres : ndarray, shape (3, 2)
+        The circles' centres.
+    """
     n = check_int("n_per_ring", n_per_ring, minimum=1)
     angles = np.linspace(0, 2 * np.pi, n + 1)[:-1]
     circle = radius * np.stack([np.sin(angles), np.cos(angles)], axis=1)  # (N, 2), swapped
@@ -75,8 +132,23 @@ def rings(n_per_ring: int = 80, radius: float = 0.3, gap: float = 0.5, seed: int
 
 
 def thicken(images, size: int = 2):
-    """Stroke thickening: grey dilation of (N, 64) 8x8 images by a ``size`` x ``size`` square
-    (``scipy.ndimage.grey_dilation``); values stay in the input range."""
+    """Thicken the strokes of 8x8 images, a style shift.
+
+    A grey dilation (``scipy.ndimage.grey_dilation``) of each image by a ``size`` x ``size``
+    square; values stay in the input range.
+
+    Parameters
+    ----------
+    images : array_like, shape (N, 64)
+        Flattened 8x8 images.
+    size : int, default 2
+        Side of the square structuring element, ``>= 1``.
+
+    Returns
+    -------
+    ndarray, shape (N, 64)
+        The thickened images.
+    """
     images = np.asarray(images, dtype=np.float64)
     if images.ndim != 2 or images.shape[1] != 64:
         raise ValueError(f"images must have shape (N, 64), got {images.shape}")
@@ -86,8 +158,24 @@ def thicken(images, size: int = 2):
 
 
 def digits_split(seed: int = 0):
-    """sklearn's digits scaled to [0, 1] (pixels / 16), split in two halves stratified by class:
-    ``(X_a, y_a, X_b, y_b)``."""
+    """Load sklearn's digits, scaled to ``[0, 1]``, split in two halves stratified by class.
+
+    Parameters
+    ----------
+    seed : int, default 0
+        ``random_state`` of ``sklearn.model_selection.train_test_split``.
+
+    Returns
+    -------
+    X_a : ndarray, shape (N_a, 64)
+        Pixels / 16 of the first half.
+    y_a : ndarray, shape (N_a,)
+        Its labels ``0..9``.
+    X_b : ndarray, shape (N_b, 64)
+        Pixels / 16 of the second half.
+    y_b : ndarray, shape (N_b,)
+        Its labels.
+    """
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 

@@ -30,15 +30,21 @@ from icml25.wow_flows.sliced import (
 
 @dataclass(frozen=True)
 class FlowResult:
-    """A recorded flow.
+    """A recorded WoW flow.
 
-    Attributes
+    ``final`` is the dataset at the last step, ``trajectory[-1]``, shape ``(C, n, d)``.
+
+    Parameters
     ----------
-    trajectory : (R, C, n, d) the dataset at the recorded steps (step 0 first, the last step last).
-    steps : (R,) the recorded step numbers.
-    mmd2 : (R,) ``MMD_K^2`` to the full target at the recorded steps, on ``n_eval_projections``
+    trajectory : ndarray, shape (R, C, n, d)
+        The dataset at the recorded steps, step 0 first and the last step last.
+    steps : ndarray of int, shape (R,)
+        The recorded step numbers.
+    mmd2 : ndarray, shape (R,)
+        ``MMD_K^2`` to the full target at the recorded steps, on ``n_eval_projections``
         directions fixed for the whole flow (so values at different steps are comparable).
-    loss : (steps,) the per-step objective ``MMD_K^2`` on that step's directions and target batch.
+    loss : ndarray, shape (steps,)
+        The objective ``MMD_K^2`` of each step, on that step's directions and target batch.
     """
 
     trajectory: np.ndarray
@@ -76,20 +82,43 @@ def flow(
     target_batch: int | None = None,
     n_eval_projections: int = 500,
 ) -> FlowResult:
-    """Flow the dataset ``source`` (C, n, d) toward ``target`` (C', m, d) by WoW gradient descent
-    on ``MMD_K^2 / 2``.
+    """Flow a labelled dataset toward a target dataset by WoW gradient descent.
+
+    Explicit Euler steps on ``F = MMD_K^2 / 2`` with heavy-ball momentum:
+    ``v <- C n grad_x F(x) + momentum v`` and ``x <- x - lr v`` (Algorithm 1 of the paper), with
+    fresh directions for the sliced distances at every step.
 
     Parameters
     ----------
-    kernel : name or :class:`SWKernel` (see :func:`mmd_wow`).
-    steps : number of explicit Euler steps.
-    lr : step size tau.
-    momentum : heavy-ball coefficient m in [0, 1).
-    seed : seeds the ``torch.Generator`` of the directions and the target batches.
-    record_every : record the dataset every that many steps (and at the last step).
-    n_projections : L, directions drawn afresh at each step.
-    target_batch : points per target class drawn at each step; ``None`` uses all of them.
-    n_eval_projections : directions, fixed for the flow, on which ``FlowResult.mmd2`` is measured.
+    source : array_like or torch.Tensor, shape (C, n, d)
+        The starting dataset, ``C`` classes of ``n`` points, finite.
+    target : array_like or torch.Tensor, shape (C', m, d)
+        The target dataset, same ``d``.
+    kernel : str or SWKernel, default "riesz"
+        Kernel on classes, as in :func:`~icml25.wow_flows.mmd.mmd_wow`.
+    steps : int, default 500
+        Number of Euler steps, ``>= 0``.
+    lr : float, default 0.1
+        Step size ``tau``, finite and ``> 0``.
+    momentum : float, default 0.0
+        Heavy-ball coefficient, in ``[0, 1)``.
+    seed : int, default 0
+        Seed of the ``torch.Generator`` of the directions and the target batches, ``>= 0``; the
+        evaluation directions use ``seed + 1``.
+    record_every : int, default 50
+        Record the dataset every that many steps (and at the last step), ``>= 1``.
+    n_projections : int, default 500
+        Directions drawn afresh at each step, ``>= 1``.
+    target_batch : int or None, default None
+        Points per target class drawn without replacement at each step, ``>= 1``; None uses all.
+    n_eval_projections : int, default 500
+        Directions, fixed for the flow, on which ``FlowResult.mmd2`` is measured, ``>= 1``.
+
+    Returns
+    -------
+    FlowResult
+        The recorded datasets ``(R, C, n, d)``, their steps and MMD to the target, and the loss
+        of every step; ``FlowResult.final`` is the last dataset.
     """
     x, y = as_datasets(source, target)
     kernel = get_kernel(kernel)

@@ -25,7 +25,19 @@ from icml25.common.validate import check_real
 
 @dataclass(frozen=True)
 class SWKernel:
-    """A kernel ``K = fn(SW_p^p)`` on distributions; ``p`` says which sliced power it reads."""
+    """A kernel ``K = fn(SW_p^p)`` on probability distributions.
+
+    Calling it on a tensor of ``SW_p^p`` values returns the kernel values, elementwise.
+
+    Parameters
+    ----------
+    name : str
+        Name with its parameter, e.g. ``"riesz(r=1)"``.
+    p : int
+        Which sliced power the kernel reads: ``SW_1`` (``p = 1``) or ``SW_2^2`` (``p = 2``).
+    fn : callable
+        Map from a tensor of ``SW_p^p`` values to kernel values of the same shape.
+    """
 
     name: str
     p: int
@@ -43,25 +55,72 @@ def _safe_power(s: torch.Tensor, exponent: float) -> torch.Tensor:
 
 
 def riesz_kernel(r: float = 1.0) -> SWKernel:
-    """``K = -SW_2^r``; ``r`` in (0, 2)."""
+    """Riesz kernel ``K = -SW_2^r``, conditionally positive definite.
+
+    ``r = 1`` is the paper's "MMDSW", which needs no bandwidth. The value and gradient are 0 where
+    ``SW_2 = 0``.
+
+    Parameters
+    ----------
+    r : float, default 1.0
+        Exponent, in the open interval ``(0, 2)``.
+
+    Returns
+    -------
+    SWKernel
+        The kernel, reading ``SW_2^2`` (``p = 2``).
+    """
     r = check_real("r", r, low=0.0, high=2.0, low_open=True, high_open=True)
     return SWKernel(f"riesz(r={r:g})", 2, lambda s: -_safe_power(s, r / 2))
 
 
 def gaussian_kernel(h: float = 0.1) -> SWKernel:
-    """``K = exp(-SW_2^2 / (2 h))``; bandwidth ``h > 0``."""
+    """Gaussian kernel ``K = exp(-SW_2^2 / (2 h))``, positive definite.
+
+    Parameters
+    ----------
+    h : float, default 0.1
+        Bandwidth, finite and ``> 0`` (0.1 is the official default).
+
+    Returns
+    -------
+    SWKernel
+        The kernel, reading ``SW_2^2`` (``p = 2``).
+    """
     h = check_real("h", h, low=0.0, high=float("inf"), low_open=True, high_open=True)
     return SWKernel(f"gaussian(h={h:g})", 2, lambda s: torch.exp(-s / (2 * h)))
 
 
 def laplace_kernel(h: float = 0.5) -> SWKernel:
-    """``K = exp(-SW_1 / h)``; ``h > 0``."""
+    """Laplace kernel ``K = exp(-SW_1 / h)``.
+
+    Parameters
+    ----------
+    h : float, default 0.5
+        Bandwidth, finite and ``> 0`` (0.5 is the official value on the rings).
+
+    Returns
+    -------
+    SWKernel
+        The kernel, reading ``SW_1`` (``p = 1``).
+    """
     h = check_real("h", h, low=0.0, high=float("inf"), low_open=True, high_open=True)
     return SWKernel(f"laplace(h={h:g})", 1, lambda s: torch.exp(-s / h))
 
 
 def imq_kernel(h: float = 1.0) -> SWKernel:
-    """``K = (h + SW_2^2)^(-1/2)``; ``h > 0``."""
+    """Inverse multiquadric kernel ``K = (h + SW_2^2)^(-1/2)``.
+
+    Parameters
+    ----------
+    h : float, default 1.0
+        Offset, finite and ``> 0`` (1 is the official default).
+
+    Returns
+    -------
+    SWKernel
+        The kernel, reading ``SW_2^2`` (``p = 2``).
+    """
     h = check_real("h", h, low=0.0, high=float("inf"), low_open=True, high_open=True)
     return SWKernel(f"imq(h={h:g})", 2, lambda s: torch.rsqrt(h + s))
 
@@ -75,7 +134,19 @@ KERNELS = {
 
 
 def get_kernel(kernel: str | SWKernel) -> SWKernel:
-    """A kernel from its name (default parameters) or itself."""
+    """Look up a kernel by name, or pass one through.
+
+    Parameters
+    ----------
+    kernel : str or SWKernel
+        One of ``"riesz"``, ``"gaussian"``, ``"laplace"``, ``"imq"`` (default parameters), or an
+        :class:`SWKernel`.
+
+    Returns
+    -------
+    SWKernel
+        The kernel.
+    """
     if isinstance(kernel, SWKernel):
         return kernel
     if isinstance(kernel, str) and kernel in KERNELS:

@@ -65,18 +65,29 @@ def mmd_wow(
 ) -> torch.Tensor:
     """Squared MMD between two labelled datasets, with a kernel on their classes.
 
+    ``MMD_K^2(P, Q)`` of Eq. (17), every ``K`` evaluated on the same ``L`` directions. The official
+    code's objective is half of it.
+
     Parameters
     ----------
-    source : (C, n, d) classes of the first dataset (numpy or torch; differentiable if torch).
-    target : (C', m, d) classes of the second dataset.
-    kernel : ``"riesz"``, ``"gaussian"``, ``"laplace"``, ``"imq"`` (default parameters) or an
-        :class:`SWKernel` (e.g. ``gaussian_kernel(h=0.5)``).
-    n_projections, seed : the L directions, drawn by a ``torch.Generator`` seeded with ``seed``.
-    projections : optional (d, L) directions instead.
+    source : array_like or torch.Tensor, shape (C, n, d)
+        Classes of the first dataset, finite; differentiable if a float torch tensor.
+    target : array_like or torch.Tensor, shape (C', m, d)
+        Classes of the second dataset, with the same ``d``.
+    kernel : str or SWKernel, default "riesz"
+        ``"riesz"``, ``"gaussian"``, ``"laplace"``, ``"imq"`` (default parameters), or an
+        :class:`~icml25.wow_flows.kernels.SWKernel` such as ``gaussian_kernel(h=0.5)``.
+    n_projections : int, default 500
+        Number ``L`` of random directions, ``>= 1``; not used when ``projections`` is given.
+    seed : int, default 0
+        Seed of the ``torch.Generator`` that draws the directions, ``>= 0``.
+    projections : torch.Tensor, shape (d, L), optional
+        Unit directions to use instead of random ones.
 
     Returns
     -------
-    Scalar tensor ``MMD_K^2(P, Q)`` (the official code's objective is half of it).
+    torch.Tensor
+        The scalar ``MMD_K^2(P, Q)``, in the dtype of ``source``.
     """
     source, target = as_datasets(source, target)
     kernel = get_kernel(kernel)

@@ -54,8 +54,24 @@ def check_same_dimension(x: torch.Tensor, y: torch.Tensor, x_name: str, y_name: 
 def random_projections(
     d: int, n_projections: int, generator: torch.Generator, dtype=torch.float64
 ) -> torch.Tensor:
-    """``n_projections`` directions uniform on S^{d-1}, as the columns of a (d, L) tensor (POT's
-    layout for ``projections``)."""
+    """Draw directions uniformly on the sphere ``S^{d-1}``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension of the points.
+    n_projections : int
+        Number ``L`` of directions.
+    generator : torch.Generator
+        Source of the Gaussian draws that are normalised.
+    dtype : torch.dtype, default torch.float64
+        Dtype of the result.
+
+    Returns
+    -------
+    theta : torch.Tensor, shape (d, L)
+        Unit directions as columns (POT's layout for ``projections``).
+    """
     theta = torch.randn(d, n_projections, generator=generator, dtype=dtype)  # (d, L)
     return theta / theta.norm(dim=0, keepdim=True)
 
@@ -66,10 +82,27 @@ def sorted_projections(x: torch.Tensor, theta: torch.Tensor) -> torch.Tensor:
 
 
 def quantile_grid(n: int, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Merged quantile breakpoints of uniform measures on ``n`` and ``m`` atoms.
+    """Merge the quantile breakpoints of uniform measures on ``n`` and ``m`` atoms.
 
-    Returns the index into the sorted ``n`` atoms, the index into the sorted ``m`` atoms and the
-    width of each of the ``K`` intervals (integer arithmetic over the denominator ``n m``).
+    Both quantile functions are constant between the merged breakpoints ``{i/n} U {j/m}``; the
+    ``K <= n + m - 1`` intervals between them are found with integer arithmetic over the
+    denominator ``n m``.
+
+    Parameters
+    ----------
+    n : int
+        Atoms of the first measure, ``>= 1``.
+    m : int
+        Atoms of the second measure, ``>= 1``.
+
+    Returns
+    -------
+    index_n : ndarray of int, shape (K,)
+        Index into the sorted ``n`` atoms on each interval.
+    index_m : ndarray of int, shape (K,)
+        Index into the sorted ``m`` atoms on each interval.
+    width : ndarray, shape (K,)
+        Width of each interval; the widths sum to 1.
     """
     ends = np.union1d(np.arange(1, n + 1) * m, np.arange(1, m + 1) * n)  # (K,) in units 1/(nm)
     starts = np.concatenate([[0], ends[:-1]])
@@ -124,21 +157,32 @@ def sliced_wasserstein(
     p: int = 2,
     projections: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """Sliced Wasserstein distance SW_p between uniform empirical measures, batched.
+    """Sliced Wasserstein distance ``SW_p`` between uniform empirical measures, batched.
+
+    ``(mean_theta W_p^p(P_theta # mu, P_theta # nu))^(1/p)`` over ``L`` directions, each 1-D
+    ``W_p^p`` computed exactly on the merged quantile grid (:func:`quantile_grid`).
 
     Parameters
     ----------
-    X : (..., n, d) points of the first measure(s); numpy or torch, differentiable if torch.
-    Y : (..., m, d) points of the second measure(s); leading axes broadcast against ``X``'s.
-    n_projections : L, the number of directions (ignored if ``projections`` is given).
-    seed : seeds the ``torch.Generator`` that draws the directions.
-    p : order, an integer >= 1.
-    projections : optional (d, L) unit directions (POT's layout), shared by every pair.
+    X : array_like or torch.Tensor, shape (..., n, d)
+        Points of the first measure(s), finite; differentiable if a float torch tensor.
+    Y : array_like or torch.Tensor, shape (..., m, d)
+        Points of the second measure(s), same ``d``; leading axes broadcast against those of
+        ``X``.
+    n_projections : int, default 500
+        Number ``L`` of random directions, ``>= 1``; not used when ``projections`` is given.
+    seed : int, default 0
+        Seed of the ``torch.Generator`` that draws the directions, ``>= 0``.
+    p : int, default 2
+        Order of the distance, ``>= 1``.
+    projections : torch.Tensor, shape (d, L), optional
+        Unit directions (POT's layout) shared by every pair, instead of random ones.
 
     Returns
     -------
-    (...,) tensor ``(mean_theta W_p^p)^(1/p)``, what ``ot.sliced_wasserstein_distance`` returns
-    for one pair given the same ``projections``.
+    torch.Tensor, shape (...,)
+        ``SW_p`` for each pair of measures; for one pair the value of
+        ``ot.sliced_wasserstein_distance`` given the same ``projections``.
     """
     X = as_classes("X", X)
     Y = as_classes("Y", Y)

@@ -21,7 +21,23 @@ from icml25.common.arrays import real_array
 
 
 def w2_squared_matrix(P, Q) -> np.ndarray:
-    """``W2^2`` between every class of ``P`` (C, n, d) and of ``Q`` (C', m, d): (C, C')."""
+    """Exact squared 2-Wasserstein distance between every pair of classes.
+
+    Each entry is ``ot.emd2`` with uniform weights and the squared Euclidean cost, one exact solve
+    per pair of classes (clipped at 0).
+
+    Parameters
+    ----------
+    P : array_like, shape (C, n, d)
+        Classes of the first dataset, finite.
+    Q : array_like, shape (C', m, d)
+        Classes of the second dataset, same ``d``.
+
+    Returns
+    -------
+    W : ndarray, shape (C, C')
+        ``W2^2(mu_c, nu_c')``.
+    """
     P, Q = _datasets(P, Q)
     a, b = _uniform(P.shape[1]), _uniform(Q.shape[1])
     out = np.empty((len(P), len(Q)))
@@ -32,15 +48,49 @@ def w2_squared_matrix(P, Q) -> np.ndarray:
 
 
 def wow_distance(P, Q) -> float:
-    """The WoW distance between two datasets (C, n, d) and (C', m, d)."""
+    """Exact Wasserstein over Wasserstein distance between two labelled datasets.
+
+    ``WoW(P, Q) = sqrt(ot.emd2(1/C, 1/C', W))`` with ``W`` from :func:`w2_squared_matrix`: the
+    paper's metric, Eq. (5), used to evaluate, never inside a flow.
+
+    Parameters
+    ----------
+    P : array_like, shape (C, n, d)
+        Classes of the first dataset, finite.
+    Q : array_like, shape (C', m, d)
+        Classes of the second dataset, same ``d``.
+
+    Returns
+    -------
+    float
+        The WoW distance (not its square).
+    """
     cost = w2_squared_matrix(P, Q)  # (C, C')
     outer = ot.emd2(_uniform(cost.shape[0]), _uniform(cost.shape[1]), cost)
     return float(np.sqrt(max(outer, 0.0)))
 
 
 def match_classes(P, Q, cost: np.ndarray | None = None) -> np.ndarray:
-    """For each class of ``P``, the index of the class of ``Q`` it is matched to by the optimal
-    coupling of the outer OT problem (cost ``W2^2``); equal class counts give a permutation."""
+    """Match each class of one dataset to a class of another by the outer optimal plan.
+
+    The plan of the outer OT problem between uniform weights on the classes, with cost ``W2^2``;
+    each class of ``P`` goes to the class of ``Q`` that gets most of its mass. With equal class
+    counts this is a permutation.
+
+    Parameters
+    ----------
+    P : array_like, shape (C, n, d)
+        Classes of the first dataset, finite.
+    Q : array_like, shape (C', m, d)
+        Classes of the second dataset, same ``d``.
+    cost : ndarray, shape (C, C'), optional
+        A precomputed cost (as from :func:`w2_squared_matrix`); None (default) computes it.
+
+    Returns
+    -------
+    ndarray of int, shape (C,)
+        Index of the matched class of ``Q`` for each class of ``P``.
+    """
     if cost is None:
         cost = w2_squared_matrix(P, Q)
     else:
