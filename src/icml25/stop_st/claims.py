@@ -14,7 +14,7 @@ CLAIMS = (
         "a_new_node_mae_gain_vs_gcn",
         ">=",
         0.10,
-        paper_value="up to 18.44% better inductive performance",
+        paper_value="up to 0.1844 (18.44%) better inductive performance",
         source="Abstract",
         replicates="a_new_node_mae_gain_vs_gcn[replicate=*]",
     ),
