@@ -532,3 +532,10 @@ def test_a_markdown_file_beside_a_readme_is_a_page_the_readme_links_to(tmp_path)
     assert "Scale, memory and Dask" in page and 'href="../hiref.html"' in page
     for src in re.findall(r'<img [^>]*src="([^"]+)"', page):
         assert (tmp_path / "hiref" / src).is_file(), src
+
+
+def test_every_readme_figure_has_a_caption_that_is_not_its_file_name():
+    for card in catalog.cards():
+        for figure in report._readme_figures(card):
+            caption, stem = figure["caption"], figure["src"].rsplit("/", 1)[1].rsplit(".", 1)[0]
+            assert caption != stem and len(caption.split()) >= 5, (card.slug, caption)
