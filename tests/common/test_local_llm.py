@@ -106,7 +106,14 @@ def _cli(*args: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=_sigint_as_in_a_foreground_shell,
     )
+
+
+def _sigint_as_in_a_foreground_shell() -> None:
+    """In the child before it starts: SIGINT by default, even when these tests run in the
+    background (where a shell ignores SIGINT, and the child would inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _wait_for_line(stream, needle: str, seconds: float = 60.0) -> str:
