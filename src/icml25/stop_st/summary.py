@@ -199,7 +199,7 @@ def _fig_horizon(results) -> Figure:
 
 
 def _fig_new_nodes(results) -> Figure:
-    fig = Figure(figsize=(6, 3.6))
+    fig = Figure(figsize=(6.4, 4.0))
     ax = fig.subplots()
     width = 0.38
     for i, model in enumerate(MODELS):
@@ -208,7 +208,8 @@ def _fig_new_nodes(results) -> Figure:
             x = i + (j - 0.5) * width
             ax.bar(x, vals.mean(), width, color=f"C{j}", label=name if i == 0 else None)
             ax.plot(np.full(len(vals), x), vals, "k.", markersize=4)
-    ax.set_xticks(range(len(MODELS)), [LABELS[m].split(" (")[0] for m in MODELS], fontsize=7)
+    names = [LABELS[m].split(" (")[0] for m in MODELS]
+    ax.set_xticks(range(len(MODELS)), names, fontsize=7, rotation=20, ha="right")
     ax.set_ylabel("MAE (in-distribution period)")
     ax.legend(title="nodes", fontsize=7)
     fig.tight_layout()
