@@ -8,9 +8,10 @@ import time
 import pytest
 
 import icml25.ipd_pavlov.reproduce as ipd
-from icml25.lab import catalog
+from icml25.lab import catalog, store
 from icml25.lab.claims import headline
 from icml25.lab.cli import main
+from icml25.lab.progress import duration
 from icml25.lab.reproduction import load_claims
 
 SLUG = "ipd_pavlov"
@@ -47,7 +48,8 @@ def test_list_shows_every_card_with_its_status(runs, capsys):
     lines = out.splitlines()
     for card in catalog.cards():
         row = next(line for line in lines if line.startswith(card.slug + " "))
-        assert card.status in row
+        committed = store.committed_cell_time(card.slug)
+        assert (card.status if committed is None else duration(committed[1])) in row
     row = next(line for line in lines if line.startswith(SLUG + " "))
     counts = smoke_summary(runs)["counts"]
     assert "smoke seed 0 runs" in row and f"{counts['reproduced']}/{counts['claims']} claims" in row

@@ -296,7 +296,7 @@ def test_cell_threads_limit_a_cell_and_are_restored(monkeypatch):
     torch.set_num_threads(2)
     try:
         code = runner._worker_fingerprint("fakepaper")
-        _, _, record = runner._execute("fakepaper", 0, None, {}, 0, code, None, None)
+        _, _, record = runner._execute("fakepaper", 0, None, {}, 0, code, None, None, None)
         assert record["status"] == "ok", record
         assert record["output"] == {"torch": 1, "blas": 1}
         assert torch.get_num_threads() == 2  # restored after the cell
@@ -328,9 +328,11 @@ def test_a_cell_that_hangs_fails_at_its_time_limit(monkeypatch, in_thread):
 
     def call():
         begin = time.perf_counter()
-        outcome["hang"] = runner._execute("fakepaper", 0, None, {"hang": 1}, 0, code, 0.3, None)
+        outcome["hang"] = runner._execute(
+            "fakepaper", 0, None, {"hang": 1}, 0, code, 0.3, None, None
+        )
         outcome["seconds"] = time.perf_counter() - begin
-        outcome["quick"] = runner._execute("fakepaper", 1, None, {}, 0, code, 0.3, None)
+        outcome["quick"] = runner._execute("fakepaper", 1, None, {}, 0, code, 0.3, None, None)
 
     if in_thread:
         worker = threading.Thread(target=call)
@@ -347,7 +349,7 @@ def test_a_cell_that_hangs_fails_at_its_time_limit(monkeypatch, in_thread):
 
 def test_a_module_time_limit_applies_without_the_runners(monkeypatch):
     code = _hanging_paper(monkeypatch, timeout=0.2)
-    _, _, record = runner._execute("fakepaper", 0, None, {"hang": 1}, 0, code, None, None)
+    _, _, record = runner._execute("fakepaper", 0, None, {"hang": 1}, 0, code, None, None, None)
     assert record["reason"] == "CellTimeout: the cell passed its 0.2 s time limit"
 
 
@@ -357,7 +359,9 @@ def test_the_cell_time_limit_is_checked():
 
 
 def test_a_worker_with_other_code_refuses_the_cell():
-    _, _, record = runner._execute(SLUG, 0, ipd.SCALES["smoke"], {}, 0, "0ld1nstall000", None, None)
+    _, _, record = runner._execute(
+        SLUG, 0, ipd.SCALES["smoke"], {}, 0, "0ld1nstall000", None, None, None
+    )
     assert record["status"] == "failed"
     assert "install the same icml25 on every worker" in record["reason"]
 

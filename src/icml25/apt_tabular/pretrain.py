@@ -20,6 +20,7 @@ import torch
 
 from icml25.apt_tabular.model import APT, ModelConfig
 from icml25.apt_tabular.prior import DataMaker, make_batch
+from icml25.common.progress import report_progress
 from icml25.common.validate import check_int, check_real
 
 
@@ -140,6 +141,7 @@ def pretrain(config: PretrainConfig) -> dict:
     losses = np.empty(c.steps)
     model.train()
     for step in range(c.steps):
+        report_progress(step, c.steps)
         if c.n_adversarial and step % c.reset_every == 0:
             adversaries = [_maker(c, g) for _ in range(c.n_adversarial)]
             params = [p for a in adversaries for p in a.parameters()]

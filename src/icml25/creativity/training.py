@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from icml25.common.progress import report_progress
 from icml25.common.transformer import Transformer, TransformerConfig
 from icml25.common.validate import check_int, check_real
 from icml25.creativity.tasks import MASK, PAD, TaskData, _check_entries, _check_task
@@ -325,6 +326,7 @@ def train(
     losses, running = [], []
     model.train()
     for step in range(config.steps):
+        report_progress(step, config.steps)
         for group in opt.param_groups:
             group["lr"] = config.lr * min(1.0, (step + 1) / max(config.warmup, 1))
         idx = torch.randint(0, len(x_all), (config.batch,), generator=gen)

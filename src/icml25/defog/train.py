@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from icml25.common.progress import report_progress
 from icml25.common.validate import check_int, check_real
 from icml25.defog.data import GraphDataset
 from icml25.defog.model import GraphTransformer, ModelConfig
@@ -273,6 +274,7 @@ def fit(graphs, config: DeFoGConfig | None = None, *, log_every: int = 0) -> DeF
     model.train()
     begin = time.perf_counter()
     for step in range(config.train_steps):
+        report_progress(step, config.train_steps)
         idx = torch.randint(len(data), (config.batch_size,), generator=gen)
         X1, E1, mask = X1_all[idx], E1_all[idx], mask_all[idx]
         t = _distort(torch.rand(config.batch_size, generator=gen), config.train_distortion)

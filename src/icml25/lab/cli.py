@@ -26,6 +26,7 @@ from icml25.common.llm import Endpoint, LLMConfigError, endpoint_from_env, prefl
 from icml25.common.local_llm import LocalServer, is_local
 from icml25.lab import catalog, store
 from icml25.lab.claims import CHECK, DIAGNOSTIC
+from icml25.lab.progress import duration
 from icml25.lab.reproduction import SCALE_NAMES, load_claims, tolerances
 from icml25.lab.run_summary import RunSummary
 
@@ -214,22 +215,41 @@ def list_(runs: str | None, as_json: bool) -> None:
                     "finished": s["provenance"]["finished"],
                     "commit": s["provenance"]["commit"],
                 },
+                "default_run": _default_run(c.slug),
             }
             for c, s in rows
         ]
         click.echo(json.dumps(data, indent=2))
         return
-    table = [("slug", "status", "shown", "claims reproduced, inconclusive, checks")]
-    table += [(c.slug, c.status, _where(s) if s else "", _compact(s)) for c, s in rows]
+    table = [("slug", "default run", "shown", "claims reproduced, inconclusive, checks")]
+    table += [
+        (c.slug, _default_time(c.slug) or c.status, _where(s) if s else "", _compact(s))
+        for c, s in rows
+    ]
     widths = [max(len(r[i]) for r in table) for i in range(3)]
     for row in table:
         cells = [cell.ljust(w) for cell, w in zip(row[:3], widths, strict=True)] + [row[3]]
         click.echo("  ".join(cells).rstrip())
     implemented = sum(c.status == catalog.IMPLEMENTED for c in catalog.cards())
+    times = [found[1] for c in catalog.cards() if (found := store.committed_cell_time(c.slug))]
     click.echo(
         f"\n{len(rows)} papers, {implemented} implemented. 'committed': the results shipped with "
-        "icml25;\n'runs': this machine's runs folder. Smoke-scale verdicts are not evidence."
+        "icml25;\n'runs': this machine's runs folder. Smoke-scale verdicts are not evidence.\n"
+        f"'default run': the cell time of the committed default run (one thread a cell), or "
+        f"the status\nof a paper without one. All of them: {duration(sum(times))}, which "
+        "'icml25 run --all' divides among\nits workers."
     )
+
+
+def _default_run(slug: str) -> dict | None:
+    """The committed default run's cells and cell time, for ``list --json``."""
+    found = store.committed_cell_time(slug)
+    return None if found is None else {"cells": found[0], "cell_seconds": round(found[1], 1)}
+
+
+def _default_time(slug: str) -> str:
+    found = store.committed_cell_time(slug)
+    return "" if found is None else duration(found[1])
 
 
 @cli.command()

@@ -242,6 +242,7 @@ def config_fingerprint(config: Any) -> str:
 
 MAP_ROOTS = ("SCALES", "cells", "run_cell", "CELL_THREADS")
 REDUCE_ROOTS = ("summarize",)
+PROGRESS_MODULE = "icml25.common.progress"  # reports how far a cell is; computes nothing
 
 
 def code_fingerprint(slug: str, root: Path | None = None) -> str:
@@ -252,8 +253,9 @@ def code_fingerprint(slug: str, root: Path | None = None) -> str:
     ``run_cell`` and ``CELL_THREADS`` reach by name, its top-level statements that bind no
     name, the package's ``__init__.py``, and every icml25 module these import, directly or
     through one another. Docstrings and comments do not count (the hash is over syntax trees
-    without docstrings), nor do ``claims.py`` (claims are judged afresh at every run) and
-    ``summary.py`` (:func:`summary_fingerprint`)."""
+    without docstrings), nor calls of ``report_progress`` as statements and the import of
+    :data:`PROGRESS_MODULE` (they compute nothing), nor do ``claims.py`` (claims are judged
+    afresh at every run) and ``summary.py`` (:func:`summary_fingerprint`)."""
     root = root or _package_root()
     entries = _entries(root / slug / "reproduce.py", root, slug)
     chosen = _reach(entries, MAP_ROOTS, [e for e in entries if not e.binds])
@@ -302,7 +304,7 @@ def _entries(path: Path, root: Path, slug: str) -> list[_Entry]:
     if not path.is_file():
         return []
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    _strip_docstrings(tree)
+    _strip_inert(tree)
     package = ("icml25", *path.parent.relative_to(root).parts)
     entries = []
     for node in tree.body:
@@ -382,6 +384,7 @@ def _module_closure(root: Path, slug: str, chosen: list[_Entry], start: list[Pat
     ``icml25.common`` that the chosen entries and the ``start`` files import, directly or
     through one another (the lab's own modules are not the paper's code)."""
     skip = {root / slug / name for name in ("claims.py", "summary.py", "reproduce.py")}
+    skip.add(root.joinpath(*PROGRESS_MODULE.split(".")[1:]).with_suffix(".py"))
     queue = [*start, *(e.module for e in chosen if e.module is not None)]
     files: set[Path] = set()
     while queue:
@@ -466,21 +469,51 @@ def dependency_fingerprint(slug: str) -> str:
 
 def _code_without_docstrings(source: str) -> str:
     tree = ast.parse(source)
-    _strip_docstrings(tree)
+    _strip_inert(tree)
     return ast.dump(tree)
 
 
-def _strip_docstrings(tree: ast.AST) -> None:
+def _strip_inert(tree: ast.AST) -> None:
+    """Remove what computes nothing from ``tree``: docstrings, calls of ``report_progress`` as
+    statements, and the import of :data:`PROGRESS_MODULE` (written absolutely)."""
     for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            node.body = body[1:] or [ast.Pass()]
+        for name in ("body", "orelse", "finalbody"):
+            body = getattr(node, name, None)
+            if not (isinstance(body, list) and body and isinstance(body[0], ast.stmt)):
+                continue
+            if name == "body" and _is_docstring(body[0]):
+                body = body[1:]
+            kept = [s for s in body if not (_reports_progress(s) or _imports_progress(s))]
+            if len(kept) < len(getattr(node, name)):
+                setattr(node, name, kept or ([ast.Pass()] if name == "body" else []))
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+def _reports_progress(statement: ast.stmt) -> bool:
+    """``report_progress(...)`` or ``<anything>.report_progress(...)`` as a statement."""
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+        return False
+    func = statement.value.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    return name == "report_progress"
+
+
+def _imports_progress(statement: ast.stmt) -> bool:
+    package, module = PROGRESS_MODULE.rsplit(".", 1)
+    if isinstance(statement, ast.ImportFrom) and not statement.level:
+        return statement.module == PROGRESS_MODULE or (
+            statement.module == package and all(a.name == module for a in statement.names)
+        )
+    if isinstance(statement, ast.Import):
+        return all(a.name == PROGRESS_MODULE for a in statement.names)
+    return False
 
 
 def cell_seed(master_seed: int, slug: str, cell: Mapping[str, Any]) -> int:

@@ -39,11 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
 
 from icml25.common.llm import Endpoint, usage_total
+from icml25.common.progress import reporting_to
 from icml25.lab import backends, catalog, store
 from icml25.lab.claims import Claim, evaluate
+from icml25.lab.progress import RunProgress, duration
 from icml25.lab.reproduction import (
     SCALE_NAMES,
     Reproduction,
@@ -116,7 +117,10 @@ def run(
     reason; the other cells go on.
     ``on_paper(summary)`` is called as soon as each paper's summary is written; ``on_message``
     receives one line for what a user should know (a corrupt cell file recomputed, a wait on
-    another run's lock). ``command`` is recorded in the provenance (default: ``sys.argv``).
+    another run's lock, the cells about to be computed and the time their committed runs took,
+    and, without a bar, how far the run is, at most every 30 s). ``progress``: a bar on stderr
+    (``None``: when stderr is a terminal; see :mod:`icml25.lab.progress`).
+    ``command`` is recorded in the provenance (default: ``sys.argv``).
     """
     repros = check_arguments(
         slugs, scale=scale, seed=seed, jobs=jobs, backend=backend, llm=llm, required=llm_required
@@ -157,23 +161,61 @@ def run(
             if paper.pending == 0:
                 summaries[slug] = _finish(out, scale, seed, paper, context, on_paper)
         if tasks:
-            show = sys.stderr.isatty() if progress is None else progress
-            bar = tqdm(total=len(tasks), desc=f"icml25 {scale}", unit="cell", disable=not show)
+            expected = {slug: expected_cell_seconds(slug, scale, tags[slug]) for slug in papers}
+            pending = {slug: paper.pending for slug, paper in papers.items() if paper.pending}
+            if any(expected.values()):  # nothing to tell of a run no committed run timed
+                tell(_plan_line(pending, expected, context["workers"]))
             outcomes = backends.execute(
                 _execute, tasks, backend=backend, address=address, jobs=jobs
             )
-            with contextlib.closing(outcomes), bar:
+            display = RunProgress(
+                pending,
+                expected,
+                context["workers"],
+                files={(t[0], t[1]): Path(t[7]) for t in tasks},
+                bar=sys.stderr.isatty() if progress is None else progress,
+                write=tell,
+                desc=f"icml25 {scale}",
+            )
+            with contextlib.closing(outcomes), contextlib.closing(display):
                 for k, result, reason in outcomes:
                     slug, index = tasks[k][0], tasks[k][1]
                     paper = papers[slug]
                     record = result[2] if reason is None else _died(paper, index, reason)
                     record = {**record, "key": paper.keys[index]}
                     paper.records[index] = store.write_cell(paper.paths[index], record)
+                    Path(tasks[k][7]).unlink(missing_ok=True)  # a dead worker's progress file
                     paper.pending -= 1
-                    bar.update(1)
+                    display.cell_done(slug, index, record["seconds"])
                     if paper.pending == 0:
                         summaries[slug] = _finish(out, scale, seed, paper, context, on_paper)
     return {slug: summaries[slug] for slug in papers}
+
+
+def expected_cell_seconds(slug: str, scale: str, model: str | None = None) -> float | None:
+    """The mean seconds a cell of ``slug`` at ``scale`` took in its committed run, or ``None``
+    when none is committed (see :func:`icml25.lab.store.committed_cell_time`)."""
+    found = store.committed_cell_time(slug, scale, model)
+    return None if found is None or found[0] == 0 else found[1] / found[0]
+
+
+def _plan_line(pending: dict[str, int], expected: dict[str, float | None], workers: int) -> str:
+    """What a run is about to compute, and how long its committed runs took for as much."""
+    cells = sum(pending.values())
+    known = {s: n * expected[s] for s, n in pending.items() if expected.get(s) is not None}
+    line = (
+        f"{cells} cells of {len(pending)} {'paper' if len(pending) == 1 else 'papers'} to compute"
+    )
+    if not known:
+        return line
+    seconds = sum(known.values())
+    unknown = len(pending) - len(known)
+    line += (
+        f": about {duration(seconds)} of cell time by the committed runs, "
+        f"{duration(seconds / max(1, workers))} on {workers} "
+        f"{'worker' if workers == 1 else 'workers'}"
+    )
+    return line + (f" ({unknown} without a committed run not counted)" if unknown else "")
 
 
 def _prepare(
@@ -238,7 +280,8 @@ def _prepare(
                 paper.records[i] = record
                 paper.cached.add(i)
             else:
-                tasks.append((slug, i, config, cell, seed_i, code, cell_timeout_s))
+                progress_file = str(path.with_suffix(".progress"))
+                tasks.append((slug, i, config, cell, seed_i, code, cell_timeout_s, progress_file))
         paper.pending = len(cells) - len(paper.records)
         papers[slug] = paper
     return papers, tasks
@@ -338,9 +381,13 @@ def _execute(
     seed: int,
     code: str,
     timeout_s: float | None,
+    progress_file: str | None,
     threads: int | None,
 ) -> tuple[str, int, dict]:
     """Run one cell on a worker; never raises, a failure becomes a record.
+
+    What the cell reports with ``report_progress`` goes to ``progress_file`` (see
+    :mod:`icml25.common.progress`), which the client reads for its bar.
 
     ``code`` is the client's fingerprint of the paper's code: a worker whose installed icml25
     differs refuses the cell, so that no result is stored under a key its code does not match.
@@ -361,7 +408,7 @@ def _execute(
             module = importlib.import_module(module_path(slug))
             limits = [t for t in (threads, getattr(module, "CELL_THREADS", None)) if t]
             times = [t for t in (timeout_s, getattr(module, "CELL_TIMEOUT_S", None)) if t]
-            with _thread_limit(min(limits) if limits else None):
+            with _thread_limit(min(limits) if limits else None), reporting_to(progress_file):
                 with _time_limit(min(times) if times else None):
                     record = {"status": "ok", "output": module.run_cell(config, cell, seed)}
             store.encode(record)  # an output the store cannot hold fails here, in its cell

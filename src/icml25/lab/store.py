@@ -360,6 +360,21 @@ def results_dir() -> Path:
     return Path(str(resources.files("icml25"))) / "results"
 
 
+def committed_cell_time(
+    slug: str, scale: str = "default", model: str | None = None
+) -> tuple[int, float] | None:
+    """``(cells, seconds of cell time)`` of the committed run of ``slug`` at ``scale`` (seed 0;
+    against ``model`` when given), or ``None`` when none is committed or it cannot be read."""
+    try:
+        summary = read_summary(summary_path(results_dir(), slug, scale, 0, model))
+    except (Unreadable, OSError):
+        return None
+    timing = summary["timing"]
+    return summary["cells"]["total"], timing["computed_cell_seconds"] + timing[
+        "cached_cell_seconds"
+    ]
+
+
 def evidence(
     runs: Path | None, slug: str, on_error: Callable[[Unreadable], None] | None = None
 ) -> list[dict]:

@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from icml25.common.progress import report_progress
 from icml25.common.validate import check_int, check_real
 from icml25.mdm_order._checks import check_entries
 from icml25.mdm_order.generate import _augment
@@ -282,6 +283,7 @@ def train_mdm(
     losses = np.zeros(steps)
     begin = time.perf_counter()
     for step in range(steps):
+        report_progress(step, steps)
         idx = rng.integers(len(puzzles), size=batch)
         p, s = _augment(puzzles[idx], solutions[idx], rng)
         loss = _mdm_loss(model, torch.as_tensor(p).to(device), torch.as_tensor(s).to(device), gen)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from icml25.common.progress import report_progress
 from icml25.common.validate import check_int, check_real
 from icml25.predator_rl.agent import AgentConfig, AmplifiedReplayBuffer, EnsembleDQN
 from icml25.predator_rl.arena import Layout
@@ -121,6 +122,7 @@ def train(
     obs = env.reset()
     decay = max(1, int(agent_config.eps_fraction * train_config.steps))
     for step in range(train_config.steps):
+        report_progress(step, train_config.steps)
         frac = min(1.0, step / decay)
         epsilon = agent_config.eps_start + frac * (agent_config.eps_end - agent_config.eps_start)
         action = agent._act(obs, epsilon, rng)

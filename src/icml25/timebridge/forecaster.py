@@ -30,6 +30,7 @@ import torch
 from sklearn.base import BaseEstimator
 from torch.nn import functional as F
 
+from icml25.common.progress import report_progress
 from icml25.common.validate import check_int, check_real
 from icml25.timebridge.loss import time_frequency_loss
 from icml25.timebridge.model import DLinear, TimeBridge, TimeBridgeConfig
@@ -354,6 +355,7 @@ class TimeBridgeForecaster(BaseEstimator):
         converged = False
         net.train()
         for step in range(self.steps):
+            report_progress(step, self.steps)
             batch = windows[torch.as_tensor(rng.integers(len(windows), size=self.batch_size))]
             pred = net(batch[:, : self.input_len])  # (B, H, N)
             loss = self._loss(pred, batch[:, self.input_len :])
