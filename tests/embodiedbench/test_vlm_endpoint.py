@@ -48,6 +48,38 @@ def test_parse_plan(text, ids):
     assert (parsed[0] if parsed else None) == ids
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        answer([0, 2]),
+        "  \n" + answer([3]),
+        answer([1]) + " trailing prose {}",
+        '{"executable_plan": [{"action_id": 2}], "inner": {"executable_plan": []}}',
+        '{"a": 1} {"executable_plan": [{"action_id": 5}]}',
+        '{"executable_plan": [{"action_id": 2.0}]}',
+        '{"executable_plan": [{"action_id": -1}]}',
+        '{"executable_plan": "0"}',
+        "\u00a0" + answer([6]),
+        "[" + answer([1]) + "]",
+    ],
+)
+def test_the_whole_reply_shortcut_gives_what_the_first_object_gives(text):
+    from icml25.common.json_reply import first_object
+
+    reference = first_object(text, ("executable_plan",))
+    reference_ids = None
+    if reference is not None:
+        ids = [s.get("action_id") if isinstance(s, dict) else None
+               for s in reference["executable_plan"]] if isinstance(
+            reference["executable_plan"], list) else [None]  # fmt: skip
+        if ids and all(type(i) is int and 0 <= i < len(ACTIONS) for i in ids):
+            reference_ids = ids
+    parsed = parse_plan(text, len(ACTIONS))
+    assert (None if parsed is None else parsed[0]) == reference_ids
+    if parsed is not None:
+        assert parsed[1] == reference
+
+
 def test_vlm_planner_follows_a_scripted_model_and_counts_malformed_answers(tmp_path):
     task = base_tasks(1, np.random.default_rng(0))[0]
     moves = shortest_moves(task.room, task.start, task.room.positions[task.target])

@@ -92,3 +92,10 @@ def test_render_shape_and_floor_moves_with_the_agent():
     b = render(room, Pose(2.0, 2.25, 0.0), 64, 48)
     assert a.shape == (48, 64, 3) and a.dtype == np.uint8
     assert (a != b).any()
+
+
+def test_distance_is_the_floor_plane_euclidean_distance():
+    room = generate_room(np.random.default_rng(3))
+    pose = Pose(1.25, 2.5, 0)
+    for k, (x, y) in enumerate(room.positions):
+        assert distance(room, pose, k) == pytest.approx(np.hypot(x - 1.25, y - 2.5), rel=1e-15)

@@ -19,6 +19,8 @@ in one documented way: a code fence around the JSON, or text before or after it,
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from icml25.common.json_reply import first_object
@@ -88,19 +90,30 @@ def parse_plan(text: str, n_actions: int) -> tuple[list[int], dict] | None:
         unusable: no such object, a step without an integer ``action_id``, an empty plan, or an
         id out of range.
     """
-    answer = first_object(text, ("executable_plan",))
+    answer = _whole_object(text)  # the usual well-formed reply: one json.loads
+    if answer is None:
+        answer = first_object(text, ("executable_plan",))
     if answer is None:
         return None
     try:
-        steps = answer["executable_plan"]
-        ids = [step["action_id"] for step in steps]
+        ids = [step["action_id"] for step in answer["executable_plan"]]
     except (ValueError, KeyError, TypeError):
         return None
-    if not ids or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+    if ids and all(type(i) is int and 0 <= i < n_actions for i in ids):  # bool is not an id
+        return ids, answer
+    return None
+
+
+def _whole_object(text: str) -> dict | None:
+    """``text`` itself when it is one JSON object with an ``executable_plan``: then it is also
+    the first such object ``first_object`` would find."""
+    if not isinstance(text, str) or not text.lstrip().startswith("{"):
         return None
-    if not all(0 <= i < n_actions for i in ids):
+    try:
+        value = json.loads(text)
+    except ValueError:
         return None
-    return ids, answer
+    return value if isinstance(value, dict) and "executable_plan" in value else None
 
 
 class VLMPlanner:

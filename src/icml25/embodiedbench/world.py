@@ -8,6 +8,7 @@ pitch; it moves by the paper's atomic actions (0.25 m forward, backward, left or
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -105,7 +106,8 @@ def move(room: Room, pose: Pose, action: int) -> tuple[Pose, bool]:
 
 def distance(room: Room, pose: Pose, target: int) -> float:
     """Floor-plane distance from the agent to object ``target`` (an index into the room's)."""
-    return float(np.hypot(*(room.positions[target] - (pose.x, pose.y))))
+    x, y = room.positions[target].tolist()  # floats: one object, not an array expression
+    return math.hypot(x - pose.x, y - pose.y)
 
 
 def generate_room(rng: np.random.Generator, n_objects: int = 6, n_boxes: int = 3) -> Room:
