@@ -107,9 +107,9 @@ def parse_plan(text: str, n_actions: int) -> tuple[list[int], dict] | None:
 def _whole_object(text: str) -> dict | None:
     """``text`` itself when it is one JSON object with an ``executable_plan``: then it is also
     the first such object ``first_object`` would find."""
-    if not isinstance(text, str) or not text.lstrip().startswith("{"):
+    if not isinstance(text, str):
         return None
-    try:
+    try:  # a reply that opens with prose or a fence fails at its first character
         value = json.loads(text)
     except ValueError:
         return None
