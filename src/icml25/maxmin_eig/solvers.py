@@ -161,11 +161,16 @@ def greedy(M, As, k) -> np.ndarray:
         Sorted indices chosen.
     """
     M, As, k = check_problem(M, As, k)
+    base = M.copy()  # (n, n): M plus the chosen, added in the order chosen
+    free = np.ones(As.shape[0], dtype=bool)
     chosen: list[int] = []
     for _ in range(k):
-        rest = np.setdiff1d(np.arange(As.shape[0]), chosen)  # (r,)
-        candidates = np.column_stack([np.tile(chosen, (rest.size, 1)), rest]).astype(np.int64)
-        chosen.append(int(rest[np.argmax(selection_values(M, As, candidates))]))
+        rest = np.flatnonzero(free)  # (r,) ascending
+        values = np.linalg.eigvalsh(base + As[rest])[:, 0]  # (r,) lambda_min with each added
+        pick = int(rest[np.argmax(values)])
+        chosen.append(pick)
+        free[pick] = False
+        base += As[pick]
     return np.sort(np.array(chosen, dtype=np.int64))
 
 
