@@ -19,7 +19,11 @@ the attack's cost against PGD-Linf.
    its ``torchvision`` imports (used only by its style and CLIP paths) are stood in for by empty
    modules because PyPI's torchvision 0.28.0 wheel does not load beside the CPU torch 2.13
    build, and the two ``torch.cuda`` memory-statistics calls its ``p_sample`` makes for logging
-   are replaced by no-ops (they fail without CUDA). Its files are never copied here.
+   are replaced by no-ops (they fail without CUDA). Its files are never copied here. The two
+   do not take the same number of optimised steps (ours also optimises at t = 0: 21 steps from
+   t* = 20, the official 20), so the table counts each side's steps (its calls of
+   ``torch.autograd.grad``, one per step) and gives the time per optimised step beside the time
+   per image.
 2. cost (``--cost``): attack time per image against PGD-Linf (20 steps) on untrained networks
    of several sizes, and the peak memory of each in a fresh process.
 
@@ -130,6 +134,24 @@ def networks(inputs: dict):
     return unet.eval().requires_grad_(False), cnn.eval().requires_grad_(False), schedule
 
 
+class GradCalls:
+    """Counts the calls of ``torch.autograd.grad`` while active: one per optimised step (one
+    gradient step on ``x_t``) of either attack, which both take their gradient through it."""
+
+    def __enter__(self):
+        self.count, self._grad = 0, torch.autograd.grad
+
+        def counted(*args, **kwargs):
+            self.count += 1
+            return self._grad(*args, **kwargs)
+
+        torch.autograd.grad = counted
+        return self
+
+    def __exit__(self, *exc):
+        torch.autograd.grad = self._grad
+
+
 def ours_one(unet, cnn, schedule, x, y, seed: int) -> torch.Tensor:
     return attack(
         cnn,
@@ -227,26 +249,31 @@ def anchor_child(src: str, folder: str, seed: int) -> None:
             return torch.cat([eps, torch.zeros_like(eps)], 1)
 
     model_fn, target = Eps(), Channel0(cnn)
-    out, seconds = [], []
+    out, seconds, steps = [], [], []
     for i in range(len(inputs["x"])):
         x, y = inputs["x"][i : i + 1], inputs["y"][i : i + 1]
         torch.manual_seed(1000 * seed + i)  # the official code draws its noise globally
-        begin = time.perf_counter()
-        sample = sampler.p_sample_loop(
-            model_fn,
-            shape=tuple(x.shape),
-            adaptive_const=-KAPPA,
-            target_model=target,
-            target_label=y,
-            t_star=T_STAR + 1,
-            model_kwargs={"gt": x, "gt_keep_mask": torch.zeros_like(x)},
-            conf=conf,
-            device=torch.device("cpu"),
-            progress=False,
-        )["sample"]
-        seconds.append(time.perf_counter() - begin)
+        with GradCalls() as grads:
+            begin = time.perf_counter()
+            sample = sampler.p_sample_loop(
+                model_fn,
+                shape=tuple(x.shape),
+                adaptive_const=-KAPPA,
+                target_model=target,
+                target_label=y,
+                t_star=T_STAR + 1,
+                model_kwargs={"gt": x, "gt_keep_mask": torch.zeros_like(x)},
+                conf=conf,
+                device=torch.device("cpu"),
+                progress=False,
+            )["sample"]
+            seconds.append(time.perf_counter() - begin)
+        steps.append(grads.count)
         out.append(sample.detach())
-    torch.save({"adv": torch.cat(out), "seconds": torch.tensor(seconds)}, Path(folder, "out.pt"))
+    torch.save(
+        {"adv": torch.cat(out), "seconds": torch.tensor(seconds), "steps": torch.tensor(steps)},
+        Path(folder, "out.pt"),
+    )
 
 
 class _Unused:
@@ -264,6 +291,7 @@ def official_rows(src: str, python: str, n: int, seeds: int):
     x, y = inputs["x"], inputs["y"]
     adv = {"ours": [], "official": [], "diagnostic": []}
     seconds = {"ours": [], "official": [], "ours batched": []}
+    steps = {"ours": [], "official": [], "ours batched": []}  # optimised steps of each call
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     env["PYTHONPATH"] = str(Path(__file__).parents[1] / "src")
     with tempfile.TemporaryDirectory(prefix="diffadvmap-bench-") as folder:
@@ -271,9 +299,13 @@ def official_rows(src: str, python: str, n: int, seeds: int):
         for s in range(seeds):  # alternate ours and the official run, seed by seed
             row = []
             for i in range(len(x)):
-                begin = time.perf_counter()
-                row.append(ours_one(unet, cnn, schedule, x[i : i + 1], y[i : i + 1], 1000 * s + i))
-                seconds["ours"].append(time.perf_counter() - begin)
+                with GradCalls() as grads:
+                    begin = time.perf_counter()
+                    row.append(
+                        ours_one(unet, cnn, schedule, x[i : i + 1], y[i : i + 1], 1000 * s + i)
+                    )
+                    seconds["ours"].append(time.perf_counter() - begin)
+                steps["ours"].append(grads.count)
             adv["ours"].append(torch.cat(row))
             adv["diagnostic"].append(
                 torch.cat(
@@ -292,9 +324,12 @@ def official_rows(src: str, python: str, n: int, seeds: int):
             out = torch.load(Path(folder, "out.pt"), weights_only=True)
             adv["official"].append(out["adv"])
             seconds["official"] += out["seconds"].tolist()
-            begin = time.perf_counter()
-            ours_one(unet, cnn, schedule, x, y, 1000 * s)  # the whole batch at once
-            seconds["ours batched"].append((time.perf_counter() - begin) / len(x))
+            steps["official"] += out["steps"].tolist()
+            with GradCalls() as grads:
+                begin = time.perf_counter()
+                ours_one(unet, cnn, schedule, x, y, 1000 * s)  # the whole batch at once
+                seconds["ours batched"].append((time.perf_counter() - begin) / len(x))
+            steps["ours batched"].append(grads.count)
     with torch.no_grad():
         stats = {}
         for k, runs in adv.items():
@@ -319,7 +354,16 @@ def official_rows(src: str, python: str, n: int, seeds: int):
                 ]
             )
         )
+    for k, counts in steps.items():  # every image takes the same number of steps
+        assert len(set(counts)) == 1, (k, counts)
+    n_steps = {k: counts[0] for k, counts in steps.items()}
     t_ours, t_off = min(seconds["ours"]), min(seconds["official"])
+    t_batched = min(seconds["ours batched"])
+    per_step = {
+        "ours": t_ours / n_steps["ours"],
+        "official": t_off / n_steps["official"],
+        "ours batched": t_batched / n_steps["ours batched"],
+    }
     (s_o, d_o), (s_f, d_f) = stats["ours"], stats["official"]
     rows = [
         [
@@ -327,24 +371,32 @@ def official_rows(src: str, python: str, n: int, seeds: int):
             1e3 * t_ours,
             1e3 * t_off,
             t_off / t_ours,
+            n_steps["ours"],
+            n_steps["official"],
+            1e3 * per_step["ours"],
+            1e3 * per_step["official"],
+            per_step["official"] / per_step["ours"],
             f"{np.mean(s_o):.3f} ({min(s_o):.3f}-{max(s_o):.3f})",
             f"{np.mean(s_f):.3f} ({min(s_f):.3f}-{max(s_f):.3f})",
             f"{np.mean(s_o) - np.mean(s_f):+.3f}",
         ],
         [
             "mean L2 distance to the clean digit",
-            "",
-            "",
-            "",
+            *[""] * 8,
             f"{np.mean(d_o):.3f} ({min(d_o):.3f}-{max(d_o):.3f})",
             f"{np.mean(d_f):.3f} ({min(d_f):.3f}-{max(d_f):.3f})",
             float(np.mean(d_o) / np.mean(d_f)),
         ],
         [
             f"ours batched ({len(x)} images at once), per image",
-            1e3 * min(seconds["ours batched"]),
+            1e3 * t_batched,
             1e3 * t_off,
-            t_off / min(seconds["ours batched"]),
+            t_off / t_batched,
+            n_steps["ours batched"],
+            n_steps["official"],
+            1e3 * per_step["ours batched"],
+            1e3 * per_step["official"],
+            per_step["official"] / per_step["ours batched"],
             "",
             "",
             "",
@@ -367,6 +419,11 @@ OFFICIAL_HEADER = [
     "ours ms/img",
     "official ms/img",
     "time ratio (official / ours)",
+    "ours steps",
+    "official steps",
+    "ours ms/step/img",
+    "official ms/step/img",
+    "per-step time ratio (official / ours)",
     "ours (seed range)",
     "official (seed range)",
     "ours - official or ours / official",

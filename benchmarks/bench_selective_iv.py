@@ -28,6 +28,14 @@ namespace by the same class with ``max_iter=--iters`` (ours gets the same), so t
 the time budget. The paper reports the maximum over 6 random states; we report the mean and the
 standard deviation over random states.
 
+The two sides do not fit the same number of nuisance models in point UCL: ours fits one more a
+fold (``P(D = 1 | x, z)``, behind the weak-first-stage diagnostic ``first_stage_``; 50 beside
+45). Each row counts the nuisance fits of each side (calls of
+``HistGradientBoostingClassifier.fit``), and the row "UCL point, no diagnostic fit" times ours
+with that model stubbed out here (its evaluation returns zeros, so ``first_stage_`` is
+meaningless), which changes no weight and so no accuracy (asserted), against the same official
+fits as "UCL point".
+
     python benchmarks/bench_selective_iv.py --official-src /tmp/anchors/selective_iv \\
         [--seeds 2] [--iters 50] [--settings nucem uc] [--quick]
 """
@@ -52,9 +60,55 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).parent))
 from harness import table  # noqa: E402
 
-from icml25.selective_iv import ERMClassifier, UCLClassifier, simulate  # noqa: E402
+from icml25.selective_iv import ERMClassifier, UCLClassifier, classifiers, simulate  # noqa: E402
 
-METHODS = ("selected sample", "IPW", "full labels (oracle)", "UCL point", "UCL partial")
+METHODS = (
+    "selected sample",
+    "IPW",
+    "full labels (oracle)",
+    "UCL point",
+    "UCL point, no diagnostic fit",
+    "UCL partial",
+)
+SAME_OFFICIAL = {"UCL point, no diagnostic fit": "UCL point"}  # rows sharing official fits
+
+
+class NuisanceFits:
+    """Counts the calls of ``HistGradientBoostingClassifier.fit`` (both sides' nuisance model)
+    while active."""
+
+    def __enter__(self):
+        self.count, self._fit = 0, HistGradientBoostingClassifier.fit
+        original = self._fit
+
+        def counted(estimator, *args, **kwargs):
+            self.count += 1
+            return original(estimator, *args, **kwargs)
+
+        HistGradientBoostingClassifier.fit = counted
+        return self
+
+    def __exit__(self, *exc):
+        HistGradientBoostingClassifier.fit = self._fit
+
+
+def without_diagnostic(fit):
+    """``fit`` with point UCL's extra nuisance model, ``P(D = 1 | x, z)`` (used only for
+    ``first_stage_`` and the weak-instrument warning), not fitted: ``classifiers.at_levels``
+    returns zeros while it runs. The weights, and so the fitted model, are unchanged."""
+
+    def zeros(estimator, X_fit, z_fit, target, X_eval, levels):
+        return np.zeros((len(X_eval), len(levels)))
+
+    def run():
+        original = classifiers.at_levels
+        classifiers.at_levels = zeros
+        try:
+            return fit()
+        finally:
+            classifiers.at_levels = original
+
+    return run
 
 
 def load_official(src: Path, iters: int):
@@ -112,6 +166,7 @@ def official_fits(cml, frame: pd.DataFrame, r: int) -> dict:
                 nn(True, True),
                 nn(False, False),
                 ucl(cml.IVPointWeightMulti),
+                None,  # SAME_OFFICIAL: the "UCL point" fits
                 ucl(cml.IVPartialWeightMulti),
             ),
             strict=True,
@@ -132,6 +187,10 @@ def our_fits(data, r: int, iters: int) -> dict:
         return float(np.mean(model.predict(Xt) == Yt))
 
     official = {"output_relu": True, "random_state": r}  # the official ReLU(x A^T + c)
+
+    def point():
+        return accuracy(UCLClassifier("point", nuisance=nuisance(), **official).fit(X, y, D, Z))
+
     return dict(
         zip(
             METHODS,
@@ -141,9 +200,8 @@ def our_fits(data, r: int, iters: int) -> dict:
                     ERMClassifier("ipw", propensity=nuisance(), **official).fit(X, y, D)
                 ),
                 lambda: accuracy(ERMClassifier(**official).fit(X, data.Y[tr])),
-                lambda: accuracy(
-                    UCLClassifier("point", nuisance=nuisance(), **official).fit(X, y, D, Z)
-                ),
+                point,
+                without_diagnostic(point),
                 lambda: accuracy(
                     UCLClassifier("partial", nuisance=nuisance(), **official).fit(X, y, D, Z)
                 ),
@@ -154,9 +212,12 @@ def our_fits(data, r: int, iters: int) -> dict:
 
 
 def timed(fn):
-    begin = time.process_time()
-    out = fn()
-    return time.process_time() - begin, out
+    """(CPU seconds, nuisance fits, result) of ``fn()``."""
+    with NuisanceFits() as fits:
+        begin = time.process_time()
+        out = fn()
+        seconds = time.process_time() - begin
+    return seconds, fits.count, out
 
 
 def main() -> None:
@@ -185,7 +246,10 @@ def main() -> None:
     ERMClassifier(epochs=2).fit(warm.X, warm.Y)
     rows = []
     for setting in settings:
-        results = {m: {"ours": [], "official": [], "t_ours": [], "t_official": []} for m in METHODS}
+        results = {
+            m: {k: [] for k in ("ours", "official", "t_ours", "t_official", "n_ours", "n_official")}
+            for m in METHODS
+        }
         for seed in range(seeds):
             r = 100 * (seed + 1)
             data = simulate(10000, setting, 0.5, 0.5, seed=seed)
@@ -193,24 +257,35 @@ def main() -> None:
             theirs = official_fits(cml, official_frame(data), r) if cml else {}
             for method in METHODS:
                 with threadpool_limits(1):
-                    t, acc = timed(ours[method])
+                    t, n, acc = timed(ours[method])
                     results[method]["ours"].append(acc)
                     results[method]["t_ours"].append(t)
-                    if method in theirs:
-                        t, acc = timed(theirs[method])
+                    results[method]["n_ours"].append(n)
+                    if method in SAME_OFFICIAL:
+                        same = results[SAME_OFFICIAL[method]]
+                        assert acc == same["ours"][-1], (method, acc, same["ours"][-1])
+                        if theirs:
+                            for key in ("official", "t_official", "n_official"):
+                                results[method][key].append(same[key][-1])
+                    elif method in theirs:
+                        t, n, acc = timed(theirs[method])
                         results[method]["official"].append(acc)
                         results[method]["t_official"].append(t)
+                        results[method]["n_official"].append(n)
                 print(setting, seed, method, {k: v[-1] for k, v in results[method].items() if v})
         for method, res in results.items():
             ours_acc, t_ours = np.array(res["ours"]), float(np.mean(res["t_ours"]))
+            (n_ours,) = set(res["n_ours"])  # the same count at every random state
             if res["official"]:
                 theirs_acc = np.array(res["official"])
                 t_off = float(np.mean(res["t_official"]))
+                (n_off,) = set(res["n_official"])
                 diff = ours_acc - theirs_acc
                 rows.append(
                     [
                         setting,
                         method,
+                        f"{n_ours} / {n_off}",
                         t_ours,
                         t_off,
                         t_off / t_ours,
@@ -223,11 +298,13 @@ def main() -> None:
                     ]
                 )
             else:
-                rows.append([setting, method, t_ours] + ["skipped"] * 2 + [float(ours_acc.mean())])
+                rows.append([setting, method, f"{n_ours} / skipped", t_ours])
+                rows[-1] += ["skipped"] * 2 + [float(ours_acc.mean())]
                 rows[-1] += ["skipped"] * 3 + [float(ours_acc.std()), "skipped"]
     header = [
         "setting",
         "method",
+        "nuisance fits (ours / official)",
         "ours s",
         "official s",
         "time ratio",
