@@ -25,6 +25,8 @@ hands it our features as torch tensors. Rows, on the same digits-5-9 features fo
    loop of scikit-learn fits, one trial and one ``N`` at a time (our speed and agreement check).
 
 BLAS and torch are pinned to one thread. Ours and theirs are timed alternately (best of k).
+The dimension rows also time the official functions on float64 tensors (float64 random maps
+too, by torch's default dtype), the precision ours computes in.
 
     python benchmarks/bench_w2s_intrinsic.py --official-src /tmp/anchors/w2s_intrinsic
     python benchmarks/bench_w2s_intrinsic.py --quick [--probe-only] [--official-src ...]
@@ -35,12 +37,13 @@ from __future__ import annotations
 import argparse
 import ast
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from harness import interleaved_pair, measure, table  # noqa: E402
+from harness import interleaved, interleaved_pair, measure, table  # noqa: E402
 
 from icml25.w2s_intrinsic import (  # noqa: E402
     W2SCurves,
@@ -80,13 +83,14 @@ def features():
     return {name: model_features(name, X_pre, y_pre, X_task)[0] for name in names}, y_task
 
 
-def dimension_rows(official, feats, seeds) -> list[list[object]]:
+def dimension_rows(official, feats, seeds, repeats) -> list[list[object]]:
     import torch
 
     rows = []
     for weak, strong in PAIRS:
         Fw, Fs = feats[weak], feats[strong]
         tw, ts = (torch.tensor(F, dtype=torch.float32) for F in (Fw, Fs))  # as its features
+        tw64, ts64 = (torch.tensor(F, dtype=torch.float64) for F in (Fw, Fs))  # our precision
 
         def ours(Fw=Fw, Fs=Fs):
             d_w, d_s = intrinsic_dimension(Fw, FRACTION), intrinsic_dimension(Fs, FRACTION)
@@ -106,7 +110,19 @@ def dimension_rows(official, feats, seeds) -> list[list[object]]:
             ]
             return d_w, d_s, out
 
-        t_ours, t_theirs, a, b = interleaved_pair(ours, theirs, 3)
+        def theirs64(tw=tw64, ts=ts64):  # the same code on float64 tensors (random maps too)
+            default = torch.get_default_dtype()
+            torch.set_default_dtype(torch.float64)
+            try:
+                return theirs(tw, ts)
+            finally:
+                torch.set_default_dtype(default)
+
+        fns = {"ours": lambda _: ours(), "theirs": lambda _: theirs(), "64": lambda _: theirs64()}
+        best, results = interleaved(fns, repeats, time.perf_counter)
+        t_ours, t_theirs, t_64 = best["ours"], best["theirs"], best["64"]
+        a, b, b64 = results["ours"][-1], results["theirs"][-1], results["64"][-1]
+        assert b64[:2] == b[:2], (b64, b)  # float64 does not move the official dimensions
         free = feature_dimensions(Fs, Fw, FRACTION)[2]
         rows.append(
             [
@@ -114,6 +130,8 @@ def dimension_rows(official, feats, seeds) -> list[list[object]]:
                 t_ours,
                 t_theirs,
                 t_theirs / t_ours,
+                t_64,
+                t_64 / t_ours,
                 f"{a[0]} / {a[1]}",
                 f"{b[0]} / {b[1]}",
                 "equal" if a[:2] == b[:2] else "DIFFER",
@@ -143,6 +161,9 @@ def pipeline_rows(official, feats, y, trials) -> list[list[object]]:
     )
 
     def theirs():
+        # its heads start from nn.Linear's default init, drawn from torch's global generator
+        # (its seed argument only picks the split): seeded here so that reruns agree
+        torch.manual_seed(0)
         out = np.array(  # (trials, K, 4): w2s, weak, strong, ceiling per split seed and N
             [
                 [
@@ -297,6 +318,8 @@ DIM_HEADER = [
     "ours s",
     "official s",
     "time ratio (official / ours)",
+    "official s, float64",
+    "time ratio (official float64 / ours)",
     "ours d_w / d_s",
     "official d_w / d_s",
     "d_w, d_s",
@@ -334,7 +357,7 @@ def main() -> None:
     if args.official_src:
         official = load_official(args.official_src)
         feats, y = features()
-        dims = dimension_rows(official, feats, 3 if args.quick else 5)
+        dims = dimension_rows(official, feats, 3 if args.quick else 5, 5 if args.quick else 30)
         pipe = pipeline_rows(official, feats, y, 3 if args.quick else 8)
         print(table(PIPE_HEADER, pipe), flush=True)
     else:

@@ -135,3 +135,48 @@ def test_bad_arguments():
         correlation_dimension(np.eye(4)[:, :2], np.eye(5)[:, :2])
     with pytest.raises(ValueError, match="features_s and features_w"):
         feature_dimensions(np.ones((5, 3)), np.ones((6, 3)))
+
+
+def _svd_reference(F, fraction, dim):
+    """The SVD route the Gram route replaced: intrinsic dimension and top-``dim`` projector."""
+    U, s, Vt = np.linalg.svd(F, full_matrices=False)
+    energy = np.cumsum(s**2)
+    d = int(np.searchsorted(energy, fraction * energy[-1] * (1 - 1e-12)) + 1)
+    return d, Vt[:dim].T @ Vt[:dim], s
+
+
+@pytest.mark.parametrize(
+    "spectrum",
+    [None, np.logspace(0, -4, 30)],  # Gaussian 896 x 64 (as the digits features); s_1/s_30 = 1e4
+    ids=["gaussian-896x64", "ill-conditioned-500x30"],
+)
+def test_gram_route_matches_the_svd(spectrum):
+    # for m >= D both functions use the eigendecomposition of F^T F; it must give the SVD's
+    # answer: the same intrinsic dimension at every fraction, and a top-d subspace within the
+    # Gram route's error bound eps s_1^2 / (s_d^2 - s_{d+1}^2) (times 100) of the SVD's
+    if spectrum is None:
+        F = np.random.default_rng(11).standard_normal((896, 64))
+    else:
+        F, _ = features_with_spectrum(spectrum, m=500, D=30, seed=12)
+    eps = np.finfo(float).eps
+    for fraction in (0.5, 0.9, 0.99, 0.999, 1.0):
+        d, _, _ = _svd_reference(F, fraction, 1)
+        assert intrinsic_dimension(F, fraction) == d
+    s = np.linalg.svd(F, compute_uv=False)
+    for dim in (1, 5, 20, len(s) - 1):
+        _, P_svd, _ = _svd_reference(F, 0.9, dim)
+        V = principal_subspace(F, dim)
+        assert np.allclose(V.T @ V, np.eye(dim), atol=1e-12)
+        bound = eps * s[0] ** 2 / (s[dim - 1] ** 2 - s[dim] ** 2)
+        assert np.linalg.norm(V @ V.T - P_svd, 2) <= max(100 * bound, 1e-13)
+
+
+def test_wide_features_keep_the_svd():
+    # m < D: the (D, D) Gram matrix would be rank-deficient and larger; the SVD route is kept
+    F = np.random.default_rng(13).standard_normal((20, 90))
+    for fraction in (0.5, 0.9, 0.99):
+        assert intrinsic_dimension(F, fraction) == intrinsic_dimension(F.T, fraction)
+        assert intrinsic_dimension(F, fraction) == _svd_reference(F, fraction, 1)[0]
+    _, P_svd, _ = _svd_reference(F, 0.9, 7)
+    V = principal_subspace(F, 7)
+    assert np.linalg.norm(V @ V.T - P_svd, 2) < 1e-12
