@@ -21,8 +21,10 @@ requires a third segment to exist). For memorisation the official canonical tria
 first vertex of each of the first three segments, ``a``, ``b'`` and ``x``. On well-formed
 answers (``b = b'``, ``x c`` ... ``c a``) these are the plain triangle checks.
 
-Parsing is a short loop per answer: answers are short and N is at most a few thousand, off the
-decoding hot path.
+:func:`is_valid` and :func:`canonical_form` read one answer (a short loop over its tokens);
+:func:`creativity_score` and :func:`training_canonical_forms` apply the same checks to all
+answers at once, with numpy over the (N, A) array of answers, and touch each answer in Python
+only to look its canonical form up in the set of training forms.
 """
 
 from __future__ import annotations
@@ -212,13 +214,160 @@ def training_canonical_forms(task: TaskData) -> set:
         ``</a>``).
     """
     _check_task(task)
-    forms = set()
-    for row, p in zip(task.train, task.prompt_len, strict=True):
-        answer = _answer_tokens(row[p:])
-        if task.name == "triangle" and p == 1:  # an edge fact
-            continue
-        forms.add(canonical_form(answer, task.name))
-    return forms
+    keep = ~((task.name == "triangle") & (task.prompt_len == 1))  # (n,) not an edge fact
+    tok, length, ended = _answer_arrays(task.train[keep], task.prompt_len[keep])
+    return set(_canonical_keys(tok, length, ended, task.name))
+
+
+def _answer_arrays(rows: np.ndarray, start: np.ndarray | None = None):
+    """Every row's answer (its tokens from ``start`` up to the first ``</a>``) as one array.
+
+    Parameters
+    ----------
+    rows : ndarray of int, shape (N, T)
+        Token rows.
+    start : ndarray of int, shape (N,), optional
+        Where each row's answer begins (default 0).
+
+    Returns
+    -------
+    tok : ndarray of int64, shape (N, W)
+        Answer tokens, -1 from each answer's end on (``W >= 8``, at least the longest answer).
+    length : ndarray of int64, shape (N,)
+        Tokens before the first ``</a>`` (0 for a row without one).
+    ended : ndarray of bool, shape (N,)
+        Whether the row has a ``</a>`` (False: :func:`answer_tokens` gives None).
+    """
+    n, t = rows.shape
+    if start is None:
+        tok = rows.astype(np.int64)  # (N, T)
+    else:
+        idx = start[:, None] + np.arange(t - int(start.min(initial=0)))[None, :]  # (N, W)
+        tok = np.take_along_axis(rows, np.minimum(idx, t - 1), 1).astype(np.int64)
+        tok[idx >= t] = -1
+    is_end = tok == END  # (N, W)
+    ended = is_end.any(axis=1)
+    length = np.where(ended, is_end.argmax(axis=1), 0)
+    width = max(8, int(length.max(initial=0)))
+    out = np.full((n, width), -1, np.int64)  # (N, W)
+    keep = min(width, tok.shape[1])
+    out[:, :keep] = tok[:, :keep]
+    out[np.arange(width)[None, :] >= length[:, None]] = -1
+    return out, length, ended
+
+
+def _first_occurrence(a: np.ndarray) -> np.ndarray:
+    """(M, L) -> (M, L): for each entry, the position of the first entry of its row that holds
+    the same value (a stable sort of each row; no (M, L, L) comparison)."""
+    m, width = a.shape
+    order = np.argsort(a, axis=1, kind="stable")  # (M, L)
+    srt = np.take_along_axis(a, order, 1)
+    new = np.ones((m, width), bool)
+    new[:, 1:] = srt[:, 1:] != srt[:, :-1]  # a new value starts in the sorted row
+    lead = np.maximum.accumulate(np.where(new, np.arange(width), 0), axis=1)
+    first = np.empty_like(order)
+    np.put_along_axis(first, order, np.take_along_axis(order, lead, 1), 1)
+    return first
+
+
+def _keys(form: np.ndarray, length: np.ndarray, ok: np.ndarray) -> list:
+    """Rows of ``form`` (M, W) cut to ``length`` as tuples, None where ``ok`` is False."""
+    rows, lens = form.tolist(), np.where(ok, length, -1).tolist()
+    return [None if k < 0 else tuple(r[:k]) for r, k in zip(rows, lens, strict=True)]
+
+
+def _canonical_keys(tok, length, ended, task_name: str) -> list:
+    """:func:`canonical_form` of every answer of :func:`_answer_arrays`, as a list of N."""
+    pos = np.arange(tok.shape[1])[None, :]  # (1, W)
+    inside = pos < length[:, None]  # (N, W)
+    is_sep = tok == SEP
+    if task_name in ("circle", "line"):
+        # two tokens per segment: <sep> exactly at positions 2, 5, 8, ... of a 3k - 1 answer
+        two = ended & (length % 3 == 2) & ((is_sep == (pos % 3 == 2)) | ~inside).all(axis=1)
+        first = _first_occurrence(tok)  # (N, W)
+        new = (first == pos) & inside & ~is_sep  # first appearance of an entity
+        rank = np.cumsum(new, axis=1) - 1  # (N, W) how many entities appeared before
+        form = np.where(is_sep, -1, np.take_along_axis(rank, first, 1))
+        return _keys(form, length, two)
+    if task_name == "triangle":
+        seg = np.cumsum(is_sep, axis=1) - is_sep  # (N, W) segment index of each token
+        ent = (tok >= ENTITY0) & inside
+        firsts, found = [], ended & (is_sep.sum(axis=1) >= 2)
+        for k in range(3):
+            here = ent & (seg == k)  # (N, W)
+            found &= here.any(axis=1)
+            firsts.append(np.take_along_axis(tok, here.argmax(axis=1)[:, None], 1)[:, 0])
+        i, j, k = np.sort(np.stack(firsts, axis=1), axis=1).T  # (N,) each
+        sep = np.full_like(i, SEP)
+        tri = np.stack([i, j, sep, j, k, sep, k, i], axis=1)  # (N, 8)
+        form = np.where(found[:, None], np.pad(tri, ((0, 0), (0, tok.shape[1] - 8))), tok)
+        return _keys(form, np.where(found, 8, length), ended)
+    return _keys(tok, length, ended)
+
+
+def _valid(tok, length, ended, task: TaskData) -> np.ndarray:
+    """:func:`is_valid` of every answer of :func:`_answer_arrays`, (N,) bool."""
+    s = task.structure
+    n = s["n_entities"]
+    ent = tok - ENTITY0  # (N, W) entity index, out of [0, n) for other tokens
+    in_range = (ent >= 0) & (ent < n)
+    if task.name == "sibling":
+        b1, b2, a = (np.where(in_range[:, k], ent[:, k], 0) for k in range(3))  # (N,) each
+        kind, parent = s["kind"], s["parent"]
+        shape_ok = ended & (length == 3) & in_range[:, :3].all(axis=1)
+        return (
+            shape_ok
+            & (kind[a] == 0)
+            & (kind[b1] == 1)
+            & (kind[b2] == 2)
+            & (parent[b1] == parent[b2])
+            & (parent[b2] == a)
+        )
+    is_sep = tok == SEP
+    if task.name == "triangle":
+        # a b <sep> b' c <sep> x: exactly two <sep>, at positions 2 and 5
+        shape_ok = ended & (is_sep.sum(axis=1) == 2) & is_sep[:, 2] & is_sep[:, 5]
+        shape_ok &= in_range[:, [0, 1, 3, 4]].all(axis=1)
+        a, b2, c = (np.where(shape_ok, ent[:, k], 0) for k in (0, 3, 4))  # (N,) each
+        adj = s["adjacency"]
+        return shape_ok & adj[a, b2] & adj[b2, c] & adj[c, a]
+    pos = np.arange(tok.shape[1])[None, :]  # (1, W)
+    inside = pos < length[:, None]
+    slot_ok = np.where(pos % 3 == 2, is_sep, in_range)  # (N, W) <sep> or an entity
+    valid = ended & (length % 3 == 2) & (slot_ok | ~inside).all(axis=1)
+    rows = np.flatnonzero(valid)  # (M,) answers made of u v edges
+    if rows.size == 0:
+        return valid
+    n_edges = (length[rows] + 1) // 3  # (M,)
+    e = int(n_edges.max())
+    ends = np.full((rows.size, 3 * e), -1, np.int64)
+    width = min(3 * e, tok.shape[1])
+    ends[:, :width] = tok[rows, :width]
+    ends = ends.reshape(rows.size, e, 3)[:, :, :2]  # (M, E, 2) the u v of each edge
+    real = np.arange(e)[None, :] < n_edges[:, None]  # (M, E)
+    ends = np.where(real[:, :, None], ends, ends[:, :1, :]).reshape(rows.size, 2 * e)  # pad: edge 0
+    real2 = np.repeat(real, 2, axis=1)  # (M, 2E)
+    node = _first_occurrence(ends)  # (M, 2E) the node of each endpoint, by first endpoint
+    flat = node + 2 * e * np.arange(rows.size)[:, None]
+    deg = np.bincount(flat.ravel(), weights=real2.ravel(), minlength=flat.size)[flat]  # (M, 2E)
+    if task.name == "circle":
+        shape_ok = ((deg == 2) | ~real2).all(axis=1)
+    else:
+        one = (deg == 1) & real2  # an end of the path, seen once
+        shape_ok = ((deg == 2) | one | ~real2).all(axis=1) & (one.sum(axis=1) == 2)
+    # connected: propagate the smallest node label along the edges until nothing changes
+    label = np.arange(flat.size)  # (M * 2E,) over node slots; a row's first node is 2E * row
+    u, v = flat[:, 0::2].ravel(), flat[:, 1::2].ravel()  # (M * E,)
+    while True:
+        low = np.minimum(label[u], label[v])
+        before = label.copy()
+        np.minimum.at(label, u, low)
+        np.minimum.at(label, v, low)
+        if (label == before).all():
+            break
+    connected = (label[flat] == 2 * e * np.arange(rows.size)[:, None]).all(axis=1)
+    valid[rows] = shape_ok & connected
+    return valid
 
 
 def creativity_score(samples: np.ndarray, task: TaskData, train_forms: set | None = None) -> dict:
@@ -272,23 +421,15 @@ def creativity_score(samples: np.ndarray, task: TaskData, train_forms: set | Non
         raise TypeError(f"train_forms must be a set, got {type(train_forms).__name__}")
     forms = training_canonical_forms(task) if train_forms is None else train_forms
     n = len(samples)
-    creative, valid_set = set(), set()
-    n_valid = n_mem = n_novel = 0
-    for row in samples:
-        answer = _answer_tokens(row)
-        valid = is_valid(answer, task)
-        memorised = answer is not None and canonical_form(answer, task.name) in forms
-        n_valid += valid
-        n_mem += memorised
-        if valid:
-            valid_set.add(answer)
-            if not memorised:
-                n_novel += 1
-                creative.add(answer)
+    tok, length, ended = _answer_arrays(samples)  # (N, W), (N,), (N,)
+    valid = _valid(tok, length, ended, task)  # (N,)
+    keys = _canonical_keys(tok, length, ended, task.name)
+    memorised = ended & np.fromiter(map(forms.__contains__, keys), bool, count=n)  # (N,)
+    novel = valid & ~memorised
     return {
-        "creativity": len(creative) / n,
-        "memorised": n_mem / n,
-        "valid": n_valid / n,
-        "novel_valid": n_novel / n,
-        "diversity": len(valid_set) / n,
+        "creativity": len(np.unique(tok[novel], axis=0)) / n,
+        "memorised": int(memorised.sum()) / n,
+        "valid": int(valid.sum()) / n,
+        "novel_valid": int(novel.sum()) / n,
+        "diversity": len(np.unique(tok[valid], axis=0)) / n,
     }
