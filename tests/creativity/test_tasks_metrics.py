@@ -169,19 +169,12 @@ def test_bad_inputs_name_the_argument():
         creativity_score(np.zeros((3, 4), np.int64), "sibling")
 
 
-def test_triangle_checks_follow_the_official_evaluator_on_malformed_answers():
+def test_triangle_checks_follow_the_official_evaluator_on_malformed_answers(
+    triangle_with_far_vertex,
+):
     # the official check reads a b <sep> b' c <sep> x, overwrites b with b', tests a~b', b'~c,
     # c~a; its canonical triangle sorts the first vertex of each segment (a, b', x)
-    tri = triangle_task(60, 900, 30, 4, np.random.default_rng(2))
-    adj = tri.structure["adjacency"]
-    a, b, c = next(
-        (i, j, k)
-        for i, j, k in zip(*np.nonzero(adj[:, :, None] & adj[None, :, :]), strict=False)
-        if adj[k, i] and len({i, j, k}) == 3
-    )
-    far = next(v for v in range(60) if not adj[a, v] and v != a)
-    e = lambda *v: tuple(ENTITY0 + x for x in v)  # noqa: E731
-    a_, b_, c_, far_ = e(a, b, c, far)
+    tri, (a_, b_, c_, far_) = triangle_with_far_vertex
     assert is_valid((a_, b_, SEP, b_, c_, SEP, c_, a_), tri)
     assert is_valid((a_, far_, SEP, b_, c_, SEP, c_, a_), tri)  # b is never tested
     assert not is_valid((a_, b_, SEP, far_, c_, SEP, c_, a_), tri)  # a~b' is

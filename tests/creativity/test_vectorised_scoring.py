@@ -129,16 +129,8 @@ def test_vectorised_checks_equal_the_per_answer_ones(name):
         assert got == _slow_score(samples, task, train if forms_given is None else forms_given)
 
 
-def test_vectorised_triangle_checks_on_hand_made_malformed_answers():
-    tri = triangle_task(60, 900, 30, 4, np.random.default_rng(2))
-    adj = tri.structure["adjacency"]
-    a, b, c = next(
-        (i, j, k)
-        for i, j, k in zip(*np.nonzero(adj[:, :, None] & adj[None, :, :]), strict=False)
-        if adj[k, i] and len({i, j, k}) == 3
-    )
-    far = next(v for v in range(60) if not adj[a, v] and v != a)
-    a_, b_, c_, f_ = (ENTITY0 + x for x in (a, b, c, far))
+def test_vectorised_triangle_checks_on_hand_made_malformed_answers(triangle_with_far_vertex):
+    tri, (a_, b_, c_, f_) = triangle_with_far_vertex
     answers = [
         (a_, b_, SEP, b_, c_, SEP, c_, a_),  # well formed
         (a_, f_, SEP, b_, c_, SEP, c_, a_),  # b is never tested
