@@ -33,12 +33,20 @@ def _per_replicate(results, model: str, key: str) -> np.ndarray:
     return np.array([v for _, v in rows])
 
 
+def _models(results) -> list[str]:
+    """The models of ``MODELS`` that have cells in ``results``, in ``MODELS``' order (the
+    default scale runs the claims' three, ``reproduce.CLAIM_MODELS``)."""
+    present = {c["model"] for c, _ in results}
+    return [model for model in MODELS if model in present]
+
+
 def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     m: dict[str, float] = {}
     keys = [
         f"{p}_{n}_by_horizon" for p in ("id", "shift") for n in ("train", "test", "new", "kept")
     ]
-    for model in MODELS:
+    models = _models(results)
+    for model in models:
         for key in keys:
             m[f"mae_{key.removesuffix('_by_horizon')}_{model}"] = float(
                 _mean(results, model, key).mean()
@@ -65,11 +73,12 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     new_gcn = _per_replicate(results, "gcn", "id_new_by_horizon")
     m["a_new_node_mae_gain_vs_gcn"] = float(np.mean(1 - new_stop / new_gcn))
     m["a_new_node_mae_gain_vs_gcn_min"] = float(np.min(1 - new_stop / new_gcn))
-    m["a_new_node_mae_gain_vs_backbone"] = float(
-        np.mean(1 - new_stop / _per_replicate(results, "backbone", "id_new_by_horizon"))
-    )
+    if "backbone" in models:
+        m["a_new_node_mae_gain_vs_backbone"] = float(
+            np.mean(1 - new_stop / _per_replicate(results, "backbone", "id_new_by_horizon"))
+        )
     degradation = {}
-    for model in MODELS:
+    for model in models:
         shift = _per_replicate(results, model, "shift_train_by_horizon")
         ident = _per_replicate(results, model, "id_train_by_horizon")
         degradation[model] = shift / ident - 1
@@ -98,12 +107,13 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         for r, v in zip(ids, values, strict=True):
             m[f"{name}[replicate={r}]"] = float(v)
     m.update(_diagnostics(results, new_stop))
-    m["mixed_heads_id_test_mae_change"] = (
-        m["mae_id_test_stop_plain_mixed_heads"] / m["mae_id_test_stop_plain"] - 1
-    )
-    m["mixed_heads_shift_test_mae_change"] = (
-        m["mae_shift_test_stop_plain_mixed_heads"] / m["mae_shift_test_stop_plain"] - 1
-    )
+    if "stop_plain_mixed_heads" in models:
+        m["mixed_heads_id_test_mae_change"] = (
+            m["mae_id_test_stop_plain_mixed_heads"] / m["mae_id_test_stop_plain"] - 1
+        )
+        m["mixed_heads_shift_test_mae_change"] = (
+            m["mae_shift_test_stop_plain_mixed_heads"] / m["mae_shift_test_stop_plain"] - 1
+        )
     figures = {
         "error_by_horizon": _fig_horizon(results),
         "error_on_new_nodes": _fig_new_nodes(results),
@@ -187,7 +197,8 @@ def _fig_horizon(results) -> Figure:
     for ax, period, title in zip(
         axes, ("id", "shift"), ("in-distribution period", "later period (shifted)"), strict=True
     ):
-        for i, model in enumerate(MODELS):
+        for model in _models(results):
+            i = list(MODELS).index(model)  # one colour per model at every scale
             err = _mean(results, model, f"{period}_test_by_horizon")
             ax.plot(np.arange(1, len(err) + 1), err, "o-", color=f"C{i}", label=LABELS[model])
         ax.set_title(f"{title}, test nodes", fontsize=9)
@@ -202,14 +213,15 @@ def _fig_new_nodes(results) -> Figure:
     fig = Figure(figsize=(6.4, 4.0))
     ax = fig.subplots()
     width = 0.38
-    for i, model in enumerate(MODELS):
+    models = _models(results)
+    for i, model in enumerate(models):
         for j, (key, name) in enumerate((("id_kept", "kept"), ("id_new", "new"))):
             vals = _per_replicate(results, model, f"{key}_by_horizon")
             x = i + (j - 0.5) * width
             ax.bar(x, vals.mean(), width, color=f"C{j}", label=name if i == 0 else None)
             ax.plot(np.full(len(vals), x), vals, "k.", markersize=4)
-    names = [LABELS[m].split(" (")[0] for m in MODELS]
-    ax.set_xticks(range(len(MODELS)), names, fontsize=7, rotation=20, ha="right")
+    names = [LABELS[m].split(" (")[0] for m in models]
+    ax.set_xticks(range(len(models)), names, fontsize=7, rotation=20, ha="right")
     ax.set_ylabel("MAE (in-distribution period)")
     ax.legend(title="nodes", fontsize=7)
     fig.tight_layout()
