@@ -6,17 +6,18 @@ from icml25.lab.claims import NOT_MEASURED
 
 
 def test_cells_cover_every_task_method_and_seed():
-    config = cr.SCALES["default"]
-    cells = cr.cells(config)
-    assert len(cells) == config.seeds * (4 + 4 + 3)
-    for task in ("line", "circle"):
-        methods = {c["method"] for c in cells if c["task"] == task}
-        assert methods == {"ntp", "ntp_nohash", "mdm", "teacherless"}
-    assert {c["method"] for c in cells if c["task"] == "sibling"} == {
-        "ntp",
-        "teacherless",
-        "mdm",
-    }
+    for scale, construction in (("default", set()), ("paper", {"teacherless"})):
+        config = cr.SCALES[scale]
+        cells = cr.cells(config)
+        assert len(cells) == config.seeds * (3 + 3 + 3 + 2 * len(construction))
+        for task in ("line", "circle"):
+            methods = {c["method"] for c in cells if c["task"] == task}
+            assert methods == {"ntp", "ntp_nohash", "mdm"} | construction
+        assert {c["method"] for c in cells if c["task"] == "sibling"} == {
+            "ntp",
+            "teacherless",
+            "mdm",
+        }
 
 
 def test_every_method_of_a_seed_sees_the_same_data():

@@ -90,7 +90,7 @@ SCALES = {
         temperatures=(1.0,),
         teacherless_construction=False,
     ),
-    "default": Config(),
+    "default": Config(teacherless_construction=False),  # line and circle's teacherless: no claim
     "paper": Config(
         n_entities=10,
         n_nodes=9,
