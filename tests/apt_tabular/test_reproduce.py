@@ -4,11 +4,40 @@ from icml25.lab.claims import NOT_MEASURED
 
 
 def test_cells_cover_every_variant_and_seed():
-    config = apt.SCALES["default"]
+    config = apt.SCALES["paper"]
     parts = [(c["part"], c.get("variant")) for c in apt.cells(config)]
     assert parts.count(("pretrain", "adversarial")) == parts.count(("pretrain", "plain")) == 3
     assert parts.count(("pretrain", "head")) == config.head_seeds >= 1
     assert ("baselines", None) in parts
+
+
+def test_default_keeps_every_adversarial_seed_and_drops_only_the_controls():
+    # issue 44: the default leaves out the plain and head pre-trainings (claims b, d), never a
+    # seed, a step or a data set of what it keeps
+    default, paper = apt.SCALES["default"], apt.SCALES["paper"]
+    parts = [(c["part"], c.get("variant")) for c in apt.cells(default)]
+    assert not default.controls and paper.controls
+    assert parts.count(("pretrain", "adversarial")) == default.seeds == 3
+    assert ("pretrain", "plain") not in parts and ("pretrain", "head") not in parts
+    assert ("baselines", None) in parts
+    assert sum(p == "synthetic_baseline" for p, _ in parts) == 3
+    assert default.pretrain.steps == 3000 and default.n_splits == 5 and default.tasks == 10
+
+
+def test_without_the_controls_b_and_d_are_not_measured():
+    from dataclasses import replace
+
+    from icml25.apt_tabular.summary import summarize
+    from icml25.lab.claims import evaluate
+
+    config = replace(apt.SCALES["smoke"], controls=False)
+    results = [(c, apt.run_cell(config, c, 0)) for c in apt.cells(config)]
+    m = summarize(config, results).measurements
+    verdicts = {v.claim.id: v for v in evaluate(CLAIMS, m)}
+    assert verdicts["b"].verdict == verdicts["d"].verdict == NOT_MEASURED
+    assert verdicts["a"].verdict != NOT_MEASURED and verdicts["c"].verdict != NOT_MEASURED
+    assert verdicts["why_c_width"].measured is not None
+    assert not any("plain" in k or "head" in k for k in m)
 
 
 def test_plain_control_differs_only_in_the_adversaries():

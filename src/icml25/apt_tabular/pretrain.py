@@ -146,7 +146,8 @@ def pretrain(config: PretrainConfig) -> dict:
             adversaries = [_maker(c, g) for _ in range(c.n_adversarial)]
             params = [p for a in adversaries for p in a.parameters()]
             adv_opt = torch.optim.AdamW(params, lr=c.adversary_lr)
-        fixed = [_maker(c, g) for _ in range(c.batch_size - c.n_adversarial)]
+        # fixed makers take no step: no gradient through them (the same numbers, less backward)
+        fixed = [_maker(c, g).requires_grad_(False) for _ in range(c.batch_size - c.n_adversarial)]
         x, y = make_batch(adversaries + fixed, c.n_rows, n_train, g)
         probs = model(x, y[:, :n_train], n_classes=c.max_classes, generator=g)
         loss = class_loss(probs, y[:, n_train:])
