@@ -20,7 +20,11 @@ def test_default_keeps_every_adversarial_seed_and_drops_only_the_controls():
     assert parts.count(("pretrain", "adversarial")) == default.seeds == 3
     assert ("pretrain", "plain") not in parts and ("pretrain", "head") not in parts
     assert ("baselines", None) in parts
-    assert sum(p == "synthetic_baseline" for p, _ in parts) == 3
+    synthetic = [c["baseline"] for c in apt.cells(default) if c["part"] == "synthetic_baseline"]
+    assert synthetic == ["logistic", "random_forest"]
+    assert [c for c in apt.cells(paper) if c["part"] == "synthetic_baseline"][-1]["baseline"] == (
+        "hist_gb"
+    )
     assert default.pretrain.steps == 3000 and default.n_splits == 5 and default.tasks == 10
 
 

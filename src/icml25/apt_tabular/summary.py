@@ -47,6 +47,7 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
             runs[cell["variant"]].append(out)
     adv, plain, head = runs["adversarial"], runs["plain"], runs["head"]
     present = tuple(v for v in VARIANTS if runs[v])  # default scale: the adversarial one only
+    fitted = tuple(b for b in BASELINES if b in synth)  # default: logistic and random forest
     m: dict[str, float] = {}
     # (a) accuracy over chance on 15-25 classes, and per pre-training seed (its replicates)
     m["a_acc_over_chance"] = _mean_acc(adv, config.many_classes, over_chance=True)
@@ -55,9 +56,9 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
     for K in config.class_counts:
         for v in present:
             m[f"acc_{v}_K{K}"] = _mean_acc(runs[v], (K,))
-        for b in BASELINES:  # fitted on each task: how separable the tasks are
+        for b in fitted:  # fitted on each task: how separable the tasks are
             m[f"acc_{b}_K{K}"] = _mean_acc(synth[b], (K,))
-    for b in BASELINES:
+    for b in fitted:
         m[f"acc_over_chance_{b}"] = _mean_acc(synth[b], config.many_classes, over_chance=True)
     # (b) adversarial minus plain AUC, paired by seed, data set and split (not measured without
     # the plain control)
@@ -109,7 +110,7 @@ def summarize(config: Config, results: list[tuple[dict, dict]]) -> Summary:
         m["pretrain_seconds_mean"] = float(np.mean([r["seconds"] for r in adv + plain + head]))
     figures = {
         "auc_per_dataset": _fig_auc(m, present),
-        "accuracy_vs_classes": _fig_acc(config, m, present),
+        "accuracy_vs_classes": _fig_acc(config, m, present, fitted),
         "loss_curves": _fig_loss(runs),
     }
     return Summary(m, figures)
@@ -137,11 +138,11 @@ def _fig_auc(m: dict, variants: tuple[str, ...]) -> Figure:
     return fig
 
 
-def _fig_acc(config: Config, m: dict, variants: tuple[str, ...]) -> Figure:
+def _fig_acc(config: Config, m: dict, variants: tuple[str, ...], fitted: tuple[str, ...]) -> Figure:
     fig = Figure(figsize=(5, 3.5))
     ax = fig.subplots()
     Ks = np.array(config.class_counts)
-    for v in (*variants, *BASELINES):
+    for v in (*variants, *fitted):
         style = "o-" if v in VARIANTS else "s:"
         ax.plot(Ks, [m[f"acc_{v}_K{K}"] for K in Ks], style, label=v)
     ax.plot(Ks, 1 / Ks, "k--", label="chance")
