@@ -116,5 +116,4 @@ TOLERANCES = {
     "train_seconds_stop": None,
     "train_seconds_stop_plain": None,
     "train_seconds_gcn": None,
-    "train_seconds_backbone": None,
 }
