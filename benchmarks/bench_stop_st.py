@@ -24,7 +24,7 @@ for STOP (plain) and the GCN on a random geometric graph whose radius shrinks as
 (mean degree about 13, as in the reproduction).
 
     python benchmarks/bench_stop_st.py --official-src /tmp/anchors/stop_st   # one thread
-    python benchmarks/bench_stop_st.py --quick ...        # one replicate
+    python benchmarks/bench_stop_st.py --quick ...        # one replicate (else all six)
     python benchmarks/bench_stop_st.py --throughput       # the throughput and scaling tables
 """
 
@@ -304,7 +304,7 @@ if __name__ == "__main__":
     else:
         parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
         parser.add_argument("--official-src", help="a checkout of PoorOtterBob/STOP")
-        parser.add_argument("--quick", action="store_true", help="one replicate")
+        parser.add_argument("--quick", action="store_true", help="one replicate, not all")
         parser.add_argument("--seeds", type=int, default=1, help="training seeds per replicate")
         parser.add_argument("--throughput", action="store_true", help="the other tables")
         args = parser.parse_args()
@@ -319,4 +319,5 @@ if __name__ == "__main__":
                     flush=True,
                 )
             print(f"threads: {torch.get_num_threads()}")
-            print(anchor(1 if args.quick else 3, args.official_src, args.seeds))
+            replicates = 1 if args.quick else SCALES["default"].replicates
+            print(anchor(replicates, args.official_src, args.seeds))
