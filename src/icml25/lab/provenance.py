@@ -8,6 +8,7 @@ The lines sit between ``<!-- committed-run -->`` and ``<!-- /committed-run -->``
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 from importlib import resources
 from pathlib import Path
@@ -17,6 +18,20 @@ from icml25.lab.run_summary import RunSummary
 
 BEGIN, END = "<!-- committed-run -->", "<!-- /committed-run -->"
 BLOCK = re.compile(re.escape(BEGIN) + r"\n(.*?)\n" + re.escape(END), re.S)
+
+
+def shown_command(command: str) -> str:
+    """The command without its ``--out`` folder (a path on the machine that ran it)."""
+    words, shown = shlex.split(command), []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == "--out":
+            skip = True
+        elif not word.startswith("--out="):
+            shown.append(word)
+    return shlex.join(shown)
 
 
 def committed_line(summary: dict) -> str:
@@ -33,8 +48,9 @@ def committed_line(summary: dict) -> str:
     )
     return (
         f"Committed run (`src/icml25/results/{run.slug}/{run.scale}/seed-{run.seed}/"
-        f"summary.json`): `{prov['command']}`, {cells['total']} cells: {cells['computed']} "
-        f"computed in {timing['computed_cell_seconds']:.0f} s of cell time{cached}; "
+        f"summary.json`): `{shown_command(prov['command'])}`, {cells['total']} cells: "
+        f"{cells['computed']} computed in {timing['computed_cell_seconds']:.0f} s of cell "
+        f"time{cached}; "
         f"{timing['wall_seconds']:.0f} s wall on {prov['cores']} cores, finished "
         f"{prov['finished'][:10]}{judged}: {run.headline}."
     )
