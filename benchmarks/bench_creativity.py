@@ -48,7 +48,7 @@ from icml25.creativity import (  # noqa: E402
     construction_task,
     generate,
 )
-from icml25.creativity.metrics import creativity_score  # noqa: E402
+from icml25.creativity.metrics import _segments, creativity_score  # noqa: E402
 from icml25.creativity.reproduce import Config, make_task  # noqa: E402
 from icml25.creativity.tasks import EDGE, PAD, SPECIALS, TRI, TaskData, triangle_task  # noqa: E402
 
@@ -143,15 +143,9 @@ def scripted_answers(task, n: int, rng: np.random.Generator) -> np.ndarray:
         answer = [int(t) for t in base[: np.flatnonzero(base == END)[0]]]
         kind = i % 4
         if kind == 1:
-            segs, cur = [], []
-            for t in answer + [SEP]:
-                if t == SEP:
-                    segs.append(cur[::-1] if rng.random() < 0.5 else cur)
-                    cur = []
-                else:
-                    cur.append(t)
+            segs = [s[::-1] if rng.random() < 0.5 else s for s in _segments(tuple(answer))]
             segs = [segs[k] for k in rng.permutation(len(segs))]
-            answer = [t for s in segs for t in s + [SEP]][:-1]
+            answer = [t for s in segs for t in (*s, SEP)][:-1]
             if len(segs) == 1:  # sibling: a permuted triple
                 answer = [answer[k] for k in rng.permutation(len(answer))]
         elif kind == 2:

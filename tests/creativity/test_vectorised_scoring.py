@@ -18,7 +18,13 @@ from icml25.creativity import (
     training_canonical_forms,
     triangle_task,
 )
-from icml25.creativity.metrics import _answer_arrays, _canonical_keys, _valid, answer_tokens
+from icml25.creativity.metrics import (
+    _answer_arrays,
+    _canonical_keys,
+    _segments,
+    _valid,
+    answer_tokens,
+)
 
 
 def _task(name):
@@ -79,15 +85,9 @@ def _messy_answers(task, n, rng):
             k = int(rng.integers(len(a) + 1))
             a.insert(k, SEP if rng.random() < 0.5 else a[min(k, len(a) - 1)])
         elif kind == 4:  # shuffle and reverse segments
-            segs, cur = [], []
-            for t in a + [SEP]:
-                if t == SEP:
-                    segs.append(cur[::-1] if rng.random() < 0.5 else cur)
-                    cur = []
-                else:
-                    cur.append(t)
+            segs = [s[::-1] if rng.random() < 0.5 else s for s in _segments(tuple(a))]
             segs = [segs[k] for k in rng.permutation(len(segs))]
-            a = [t for s in segs for t in s + [SEP]][:-1]
+            a = [t for s in segs for t in (*s, SEP)][:-1]
         elif kind == 5:  # cut short (possibly empty)
             a = a[: rng.integers(len(a) + 1)]
         elif kind == 6:  # a random string of entities and <sep>
