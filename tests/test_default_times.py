@@ -6,6 +6,7 @@ import subprocess
 import pytest
 
 from icml25.lab import default_times
+from icml25.lab.papers_table import replace_block
 
 
 def _summary(cells: int, computed: float, cached: float = 0.0, finished: str = "") -> dict:
@@ -38,14 +39,14 @@ def test_the_table_refuses_a_runs_folder_without_summaries():
         default_times.table({}, {})
 
 
-def test_write_replaces_only_the_block_between_the_markers(tmp_path):
+def test_the_table_replaces_only_the_block_between_the_markers(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("head\n<!-- times -->\nold\n<!-- /times -->\ntail\n")
-    default_times.write(readme, "new")
+    replace_block(readme, "times", "new")
     assert readme.read_text() == "head\n<!-- times -->\nnew\n<!-- /times -->\ntail\n"
     (tmp_path / "other.md").write_text("no markers\n")
     with pytest.raises(ValueError, match="needs one <!-- times -->"):
-        default_times.write(tmp_path / "other.md", "new")
+        replace_block(tmp_path / "other.md", "times", "new")
 
 
 def test_at_commit_reads_a_committed_summary_from_git_and_none_where_there_is_none(tmp_path):

@@ -22,15 +22,11 @@ from datetime import datetime
 from pathlib import Path
 
 from icml25.lab import catalog, store
+from icml25.lab.papers_table import replace_block
+from icml25.lab.store import cell_seconds
 
 BUDGET_S = 15 * 60  # a paper's default run, the house's rule
 _SUMMARY = "default/seed-0/summary.json"
-
-
-def cell_seconds(summary: dict) -> float:
-    """Seconds of cell time of a summary: its computed and its cached cells."""
-    timing = summary["timing"]
-    return timing["computed_cell_seconds"] + timing["cached_cell_seconds"]
 
 
 def at_commit(commit: str, slug: str, repo: Path | None = None) -> dict | None:
@@ -96,16 +92,6 @@ def table(runs: dict[str, dict], before: dict[str, dict[str, dict | None]]) -> s
     return "\n".join(rows)
 
 
-def write(path: Path, body: str) -> None:
-    """Put ``body`` between the ``times`` markers of ``path``."""
-    text = path.read_text(encoding="utf-8")
-    head, mark, rest = text.partition("<!-- times -->\n")
-    _, end, tail = rest.partition("<!-- /times -->")
-    if not mark or not end:
-        raise ValueError(f"{path}: needs one <!-- times --> ... <!-- /times --> block")
-    path.write_text(f"{head}{mark}{body}\n{end}{tail}", encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("runs", type=Path, help="the runs folder of one 'icml25 run --all'")
@@ -118,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.readme is None:
         print(body)
     else:
-        write(args.readme, body)
+        replace_block(args.readme, "times", body)
 
 
 if __name__ == "__main__":

@@ -66,9 +66,7 @@ def table(summaries: dict[str, dict]) -> str:
         if summary is None:
             rows.append(f"| `{card.slug}` | {title} | | | {card.status} |")
             continue
-        timing = summary["timing"]
-        cell_seconds = timing["computed_cell_seconds"] + timing["cached_cell_seconds"]
-        run = f"{summary['cells']['total']}, {_minutes(cell_seconds)}"
+        run = f"{summary['cells']['total']}, {_minutes(store.cell_seconds(summary))}"
         readme = f"[README](src/icml25/{card.slug}/README.md)"
         rows.append(
             f"| `{card.slug}` | {title} | `{card.import_line}` | {run} | "
@@ -92,14 +90,19 @@ def written(text: str) -> dict[str, str | None]:
     return {name: m.group(1) if m else None for name, m in found.items()}
 
 
-def write(path: Path) -> None:
+def replace_block(path: Path, name: str, body: str) -> None:
+    """Put ``body`` between the ``<!-- name -->`` and ``<!-- /name -->`` lines of ``path``."""
     text = path.read_text(encoding="utf-8")
-    for name, body in blocks().items():
-        block = f"<!-- {name} -->\n{body}\n<!-- /{name} -->"
-        text, n = _pattern(name).subn(lambda m, b=block: b, text)
-        if n != 1:
-            raise ValueError(f"{path}: needs one <!-- {name} --> ... <!-- /{name} --> block")
+    block = f"<!-- {name} -->\n{body}\n<!-- /{name} -->"
+    text, n = _pattern(name).subn(lambda _: block, text)
+    if n != 1:
+        raise ValueError(f"{path}: needs one <!-- {name} --> ... <!-- /{name} --> block")
     path.write_text(text, encoding="utf-8")
+
+
+def write(path: Path) -> None:
+    for name, body in blocks().items():
+        replace_block(path, name, body)
 
 
 if __name__ == "__main__":

@@ -369,10 +369,13 @@ def committed_cell_time(
         summary = read_summary(summary_path(results_dir(), slug, scale, 0, model))
     except (Unreadable, OSError):
         return None
+    return summary["cells"]["total"], cell_seconds(summary)
+
+
+def cell_seconds(summary: dict) -> float:
+    """A summary's seconds of cell time: its computed cells' and its cached cells'."""
     timing = summary["timing"]
-    return summary["cells"]["total"], timing["computed_cell_seconds"] + timing[
-        "cached_cell_seconds"
-    ]
+    return timing["computed_cell_seconds"] + timing["cached_cell_seconds"]
 
 
 def evidence(
