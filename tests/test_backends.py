@@ -51,6 +51,12 @@ TASKS = textwrap.dedent(
 
     def fail(i, threads):
         raise ValueError(f"not a worker death {i}")
+
+
+    def clock(i, seconds, threads):
+        began = time.time()
+        time.sleep(seconds)
+        return began, time.time()
     """
 )
 
@@ -210,6 +216,22 @@ def test_loky_starts_no_more_workers_than_cells(tasks, tmp_path):
         2,
     ]
     assert len({p.read_text() for p in tmp_path.glob("*.pid")}) <= 3
+
+
+def test_loky_runs_a_task_that_asks_for_every_core_with_none_beside_it(tasks):
+    work = [(i, 0.4) for i in range(5)]
+    found = outcomes(backends.execute(tasks.clock, work, jobs=2, cores=[1, 1, 2, 1, 1]))
+    spans = {i: result for i, (result, _) in found.items()}
+    (began, ended), others = spans[2], [spans[i] for i in (0, 1, 3, 4)]
+    assert all(end <= began or start >= ended for start, end in others)
+    overlapping = [a for a in others for b in others if a < b and a[1] > b[0] and b[1] > a[0]]
+    assert overlapping  # the one-core tasks still ran two at a time
+
+
+@pytest.mark.parametrize("cores", [[1], [1, 0], [1, 1.5], [True, 1]])
+def test_cores_must_be_one_positive_int_per_task(cores):
+    with pytest.raises(ValueError, match=r"cores must be one positive int per task \(2 tasks\)"):
+        backends.execute(divmod, [(1, 2), (3, 4)], cores=cores)
 
 
 ORPHAN = """

@@ -19,6 +19,11 @@ The runner hands :func:`execute` a module-level function and one tuple of argume
 A cell whose worker died for good, or that the cluster cannot schedule, is yielded as
 ``(i, None, reason)`` and the other cells go on. Each cell gets a number of threads, the last
 argument of ``fn``: its host's cores shared among the cells that host runs at once.
+
+A task may keep more than one core busy (its own processes: the ranks of a distributed job).
+On loky its ``cores`` take as many of the pool's ``jobs`` places, and a task that asks for all
+of them runs with no other task beside it, so that what it times is its own work. On Dask and
+Ray each task takes one place; give a cluster's workers the cores such a task needs.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ def execute(
     backend: str = "loky",
     address: str | None = None,
     jobs: int | None = None,
+    cores: Sequence[int] | None = None,
 ) -> Generator[Outcome, None, None]:
     """Run ``fn(*tasks[i], threads)`` for every ``i`` on ``backend``; yield outcomes as they finish.
 
@@ -77,6 +83,9 @@ def execute(
         Cells at once on a local pool or cluster started here: ``None`` or ``-1`` for every
         core, ``-2`` for all but one, like joblib. A cluster at an address, or a Ray session
         already running, uses all its workers instead.
+    cores
+        One positive int per task: the cores it keeps busy at once (default 1 each). On loky a
+        task takes ``min(cores, jobs)`` of the pool's places; see the module's docstring.
 
     Yields
     ------
@@ -98,8 +107,9 @@ def execute(
     if not tasks:
         return (outcome for outcome in ())  # a generator too, to close like the others
     width = _width(jobs)
+    weights = _cores(cores, len(tasks))
     if backend == "loky":
-        return _run_loky(fn, tasks, width)
+        return _run_loky(fn, tasks, width, weights)
     if backend == "dask":
         _require("distributed", "dask")
         return _run_dask(fn, tasks, address, width)
@@ -198,8 +208,22 @@ def _one_line(error: BaseException, limit: int = 300) -> str:
 # ---------------------------------------------------------------------------------------- loky
 
 
+def _cores(cores: Sequence[int] | None, n: int) -> list[int]:
+    if cores is None:
+        return [1] * n
+    cores = list(cores)
+    if len(cores) != n or not all(
+        isinstance(c, int) and not isinstance(c, bool) and c >= 1 for c in cores
+    ):
+        raise ValueError(
+            f"cores must be one positive int per task ({n} tasks), got {cores[:8]!r}"
+            + ("..." if len(cores) > 8 else "")
+        )
+    return cores
+
+
 def _run_loky(
-    fn: Callable[..., Any], tasks: list[tuple], width: int
+    fn: Callable[..., Any], tasks: list[tuple], width: int, cores: list[int]
 ) -> Generator[Outcome, None, None]:
     if width == 1:
         for i, task in enumerate(tasks):
@@ -233,9 +257,11 @@ def _run_loky(
                     )
                     size = wanted
             lane = suspects if alone else queue
-            while lane and len(running) < size:
+            busy = sum(min(cores[i], size) for i in running.values())
+            while lane and (not running or busy + min(cores[lane[0]], size) <= size):
                 i = lane.popleft()
                 running[executor.submit(fn, *tasks[i], threads)] = i
+                busy += min(cores[i], size)
             yield from ready
             ready.clear()
             done, _ = wait(running, return_when=FIRST_COMPLETED)

@@ -29,6 +29,10 @@ and may define
 ``CELL_THREADS``
     an int: the most threads (torch, BLAS, OpenMP) one cell should use, for cells whose small
     products run slower on more threads; the runner applies it, in workers and in-process;
+``cell_cores(config, cell) -> int``
+    the cores one cell keeps busy at once, for a cell that starts processes of its own (the
+    ranks of a distributed job; default 1): on a local pool such a cell takes that many of the
+    ``--jobs`` places, and one that asks for them all runs with no cell beside it;
 ``MODEL_NEEDS_IMAGES``
     ``True`` for a paper whose model cells send images: given a model whose server says it
     reads text only, the runner runs the paper without the model and says so in one line;
@@ -103,6 +107,7 @@ class Reproduction:
     cells: Callable[[Any], list[dict]]
     run_cell: Callable[[Any, dict, int], dict]
     summarize: Callable[[Any, list[tuple[dict, dict]]], Summary]
+    cell_cores: Callable[[Any, dict], int] = lambda config, cell: 1
     model_needs_images: bool = False
     text_only_variant: str | None = None
 
@@ -210,6 +215,7 @@ def from_module(
         cells=module.cells,
         run_cell=module.run_cell,
         summarize=reduce.summarize,
+        cell_cores=getattr(module, "cell_cores", Reproduction.cell_cores),
         model_needs_images=bool(getattr(module, "MODEL_NEEDS_IMAGES", False)),
         text_only_variant=_text_only_variant(module),
     )

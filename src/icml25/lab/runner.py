@@ -165,8 +165,9 @@ def run(
             pending = {slug: paper.pending for slug, paper in papers.items() if paper.pending}
             if any(expected.values()):  # nothing to tell of a run no committed run timed
                 tell(_plan_line(pending, expected, context["workers"]))
+            cores = [papers[t[0]].repro.cell_cores(t[2], t[3]) for t in tasks]
             outcomes = backends.execute(
-                _execute, tasks, backend=backend, address=address, jobs=jobs
+                _execute, tasks, backend=backend, address=address, jobs=jobs, cores=cores
             )
             display = RunProgress(
                 pending,

@@ -106,6 +106,12 @@ def cells(config: Config) -> list[dict]:
     )
 
 
+def cell_cores(config: Config, cell: dict) -> int:
+    """The ranks cell keeps ``d_world`` processes busy: it runs with no cell beside it, so that
+    the idle time it measures is the ranks' own, not another cell's load."""
+    return config.d_world if cell["part"] == "ranks" else 1
+
+
 def run_cell(config: Config, cell: dict, seed: int) -> dict:
     if cell["part"] == "balance":
         return _balance(config, seed)
