@@ -34,6 +34,21 @@ def test_the_table_gives_each_paper_its_cell_minutes_span_and_budget_and_adds_th
     assert lines[4] == "| **all** | 8, 0.33 h | 14, 0.85 h | 1.00 h wall | 1 of 2 |"
 
 
+def test_a_paper_rerun_on_its_own_is_marked_with_its_own_span_and_command():
+    rerun = _summary(5, 300.0, 0.0, "2026-12-08T09:04:00+00:00")
+    rerun["provenance"] |= {"started": "2026-12-08T09:00:00+00:00", "command": "icml25 run x"}
+    runs = {
+        "defog": _summary(1, 60.0, 0.0, "2026-12-07T10:06:00+00:00"),
+        "hiref": _summary(4, 600.0, 0.0, "2026-12-07T10:12:00+00:00"),
+        "omnibal": rerun,
+    }
+    lines = default_times.table(runs, {}).splitlines()
+    assert lines[4] == "| `omnibal` | 5, 5.0 | 4 (own run) | yes |"
+    # its cells count in the cell hours, its day not in the run's wall time
+    assert lines[5] == "| **all** | 10, 0.27 h | 0.20 h wall | 3 of 3 |"
+    assert lines[7] == "`omnibal` (own run): `icml25 run x`, 2026-12-08."
+
+
 def test_the_table_refuses_a_runs_folder_without_summaries():
     with pytest.raises(ValueError, match="runs: no default-scale summary"):
         default_times.table({}, {})

@@ -1,5 +1,7 @@
 from pathlib import Path
 
+import pytest
+
 from icml25.lab import catalog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,3 +50,24 @@ def test_each_readme_says_how_its_committed_run_was_made_as_the_summary_does():
         if provenance.written(slug) != provenance.expected(slug)
     }
     assert not stale, f"run `python -m icml25.lab.provenance` for: {sorted(stale)}"
+
+
+def test_the_default_times_table_is_written_from_the_committed_summaries():
+    import re
+    import subprocess
+
+    from icml25.lab import default_times, store
+
+    commits = ("7a00f5c", "06798ff")
+    for commit in commits:
+        found = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", commit])
+        if found.returncode:
+            pytest.skip("needs the repository's history (a clone, not an archive)")
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"<!-- times -->\n(.*?)\n<!-- /times -->", readme, re.S).group(1)
+    runs = default_times.run_rows(store.results_dir())
+    before = {c: {s: default_times.at_commit(c, s, ROOT) for s in runs} for c in commits}
+    assert block == default_times.table(runs, before), (
+        "run `python -m icml25.lab.default_times src/icml25/results --before 7a00f5c "
+        "--before 06798ff README.md`"
+    )

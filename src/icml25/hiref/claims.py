@@ -64,3 +64,11 @@ CLAIMS = (
         source="authors' notebook",
     ),
 )
+
+# wall-clock measurements of the timing cells (every scale's sizes): shown, never compared
+TOLERANCES = dict.fromkeys(
+    [
+        "time_growth_per_4x",
+        *(f"{name}[n={2**k}]" for k in range(12, 21) for name in ("seconds", "peak_rss_mb")),
+    ]
+)

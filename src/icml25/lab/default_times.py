@@ -10,7 +10,10 @@ given. It reads the earlier summaries with ``git show``, so it runs in a clone o
 A paper's *cell time* is the seconds its cells ran, one thread a cell (the summary's
 ``computed_cell_seconds`` plus ``cached_cell_seconds``). Its *span* is from the run's start to
 the end of the paper's last cell (the summary's provenance): the papers share the workers, so
-a span is no paper's own wall time, and the last span is the run's.
+a span is no paper's own wall time, and the last span is the run's. A paper rerun on its own
+after that run (its provenance names another start) is marked, with its own run's span, and a
+line under the table gives its command; its cells count in the total cell time, not in the
+run's wall time.
 """
 
 from __future__ import annotations
@@ -59,7 +62,10 @@ def table(runs: dict[str, dict], before: dict[str, dict[str, dict | None]]) -> s
     its span, and whether its cell time is within :data:`BUDGET_S`; a last row of totals."""
     if not runs:
         raise ValueError("runs: no default-scale summary of an implemented paper in it")
-    start = min(_when(s["provenance"]["started"]) for s in runs.values())
+    starts = [s["provenance"]["started"] for s in runs.values()]
+    main = max(set(starts), key=starts.count)  # the one run most papers come from
+    start = _when(main)
+    alone = {slug for slug, s in runs.items() if s["provenance"]["started"] != main}
     heads = [f"before ({c}): cells, cell min" for c in before]
     rows = [
         "| paper | " + " | ".join(heads) + " | this run: cells, cell min | span (min) | "
@@ -70,11 +76,15 @@ def table(runs: dict[str, dict], before: dict[str, dict[str, dict | None]]) -> s
         summary = runs[slug]
         old = [before[c].get(slug) for c in before]
         earlier = [f"{s['cells']['total']}, {cell_seconds(s) / 60:.1f}" if s else "" for s in old]
-        span = (_when(summary["provenance"]["finished"]) - start) / 60
+        prov = summary["provenance"]
+        since = _when(prov["started"]) if slug in alone else start
+        span = f"{(_when(prov['finished']) - since) / 60:.0f}" + (
+            " (own run)" if slug in alone else ""
+        )
         seconds = cell_seconds(summary)
+        now = f"{summary['cells']['total']}, {seconds / 60:.1f}"
         rows.append(
-            f"| `{slug}` | " + " | ".join(earlier) + f" | {summary['cells']['total']}, "
-            f"{seconds / 60:.1f} | {span:.0f} | {'yes' if seconds <= BUDGET_S else '**no**'} |"
+            _row(f"`{slug}`", *earlier, now, span, "yes" if seconds <= BUDGET_S else "**no**")
         )
     totals = []
     for commit in before:
@@ -83,13 +93,22 @@ def table(runs: dict[str, dict], before: dict[str, dict[str, dict | None]]) -> s
         totals.append(f"{cells}, {sum(map(cell_seconds, kept)) / 3600:.2f} h")
     cells = sum(s["cells"]["total"] for s in runs.values())
     hours = sum(map(cell_seconds, runs.values())) / 3600
-    end = max(_when(s["provenance"]["finished"]) for s in runs.values())
+    end = max(_when(s["provenance"]["finished"]) for k, s in runs.items() if k not in alone)
     within = sum(cell_seconds(s) <= BUDGET_S for s in runs.values())
+    wall = f"{(end - start) / 3600:.2f} h wall"
     rows.append(
-        "| **all** | " + " | ".join(totals) + f" | {cells}, {hours:.2f} h | "
-        f"{(end - start) / 3600:.2f} h wall | {within} of {len(runs)} |"
+        _row("**all**", *totals, f"{cells}, {hours:.2f} h", wall, f"{within} of {len(runs)}")
     )
-    return "\n".join(rows)
+    rows += [""] + [
+        f"`{slug}` (own run): `{runs[slug]['provenance']['command']}`, "
+        f"{runs[slug]['provenance']['started'][:10]}."
+        for slug in sorted(alone)
+    ]
+    return "\n".join(rows).rstrip()
+
+
+def _row(*cells: str) -> str:
+    return "| " + " | ".join(cells) + " |"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -97,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("runs", type=Path, help="the runs folder of one 'icml25 run --all'")
     parser.add_argument("--before", action="append", default=[], help="an earlier commit")
     parser.add_argument("readme", type=Path, nargs="?", help="the file to write the table in")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     runs = run_rows(args.runs)
     before = {c: {slug: at_commit(c, slug) for slug in runs} for c in args.before}
     body = table(runs, before)
