@@ -10,7 +10,7 @@ CLAIMS = (
         "a",
         "Inductive: on the sensors never seen in training (10% of the training count, added at "
         "test time, in-distribution period), STOP's MAE is at least 10% below the GCN "
-        "baseline's: 1 - MAE_STOP / MAE_GCN on the new nodes, mean over 3 seeds.",
+        "baseline's: 1 - MAE_STOP / MAE_GCN on the new nodes, mean over the replicates.",
         "a_new_node_mae_gain_vs_gcn",
         ">=",
         0.10,
@@ -22,7 +22,7 @@ CLAIMS = (
         "b",
         "Temporal shift: from the in-distribution test period to the later period with changed "
         "dynamics (same training nodes), the relative MAE degradation MAE_shift / MAE_id - 1 "
-        "is smaller for STOP than for GCN: GCN's minus STOP's, mean over 3 seeds, > 0.",
+        "is smaller for STOP than for GCN: GCN's minus STOP's, mean over the replicates, > 0.",
         "b_degradation_gcn_minus_stop",
         ">",
         0.0,
@@ -34,7 +34,7 @@ CLAIMS = (
         "c",
         "Robust training helps: STOP with message perturbation and the robust loss beats STOP "
         "without both on the shifted split (later period, test node set with 10% removed and "
-        "10% new nodes): 1 - MAE_robust / MAE_plain, mean over 3 seeds, > 0.",
+        "10% new nodes): 1 - MAE_robust / MAE_plain, mean over the replicates, > 0.",
         "c_robust_gain_on_shift",
         ">",
         0.0,
