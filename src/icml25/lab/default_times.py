@@ -26,6 +26,7 @@ from pathlib import Path
 
 from icml25.lab import catalog, store
 from icml25.lab.papers_table import replace_block
+from icml25.lab.provenance import shown_command
 from icml25.lab.store import cell_seconds
 
 BUDGET_S = 15 * 60  # a paper's default run, the house's rule
@@ -100,7 +101,7 @@ def table(runs: dict[str, dict], before: dict[str, dict[str, dict | None]]) -> s
         _row("**all**", *totals, f"{cells}, {hours:.2f} h", wall, f"{within} of {len(runs)}")
     )
     rows += [""] + [
-        f"`{slug}` (own run): `{runs[slug]['provenance']['command']}`, "
+        f"`{slug}` (own run): `{shown_command(runs[slug]['provenance']['command'])}`, "
         f"{runs[slug]['provenance']['started'][:10]}."
         for slug in sorted(alone)
     ]
