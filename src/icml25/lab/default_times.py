@@ -64,7 +64,7 @@ def table(runs: dict[str, dict], before: dict[str, dict[str, dict | None]]) -> s
     if not runs:
         raise ValueError("runs: no default-scale summary of an implemented paper in it")
     starts = [s["provenance"]["started"] for s in runs.values()]
-    main = max(set(starts), key=starts.count)  # the one run most papers come from
+    main = max(sorted(set(starts)), key=starts.count)  # the run most papers come from (ties: first)
     start = _when(main)
     alone = {slug for slug, s in runs.items() if s["provenance"]["started"] != main}
     heads = [f"before ({c}): cells, cell min" for c in before]
